@@ -1,0 +1,1 @@
+"""Fixtures for the real PulseAudio test devices and real speech models."""

@@ -1,0 +1,1 @@
+"""Fixtures for the real embedded llama.cpp server with the small bundled model."""

@@ -1,0 +1,5 @@
+"""`python -m voiceagent`."""
+
+from voiceagent.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,101 @@
+"""The internal conversation shape that hides both wire formats from the loop and the tools."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Role = Literal["user", "assistant", "tool"]
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """A call the model asked for."""
+
+    id: str
+    """The call id; its result is paired to it."""
+    name: str
+    """The tool's name as the model wrote it (may be unknown)."""
+    args: dict[str, Any]
+    """Parsed arguments; empty when `bad_json` is set."""
+    bad_json: str | None = None
+    """The raw argument text when it was not valid JSON (reported back to the model)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"id": self.id, "name": self.name, "args": self.args}
+        if self.bad_json is not None:
+            data["bad_json"] = self.bad_json
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ToolCall:
+        return cls(data["id"], data["name"], dict(data.get("args") or {}), data.get("bad_json"))
+
+
+@dataclass(frozen=True)
+class Message:
+    """One entry of the conversation (the system prompt is not a message)."""
+
+    role: Role
+    """Who speaks: the user, the assistant, or a tool result."""
+    text: str = ""
+    """Spoken/written text, or the tool result for role "tool"."""
+    calls: tuple[ToolCall, ...] = ()
+    """Tool calls of an assistant message."""
+    call_id: str | None = None
+    """For role "tool": the id of the call this result answers."""
+    name: str | None = None
+    """For role "tool": the tool's name (some wire formats want it)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"role": self.role, "text": self.text}
+        if self.calls:
+            data["calls"] = [c.to_dict() for c in self.calls]
+        if self.call_id is not None:
+            data["call_id"] = self.call_id
+        if self.name is not None:
+            data["name"] = self.name
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Message:
+        role = data["role"]
+        if role not in ("user", "assistant", "tool"):
+            raise ValueError(f"unknown role {role!r}")
+        return cls(
+            role=role,
+            text=str(data.get("text", "")),
+            calls=tuple(ToolCall.from_dict(c) for c in data.get("calls", ())),
+            call_id=data.get("call_id"),
+            name=data.get("name"),
+        )
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Tokens a request used, for the token and cost caps."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What the model answered to one request."""
+
+    text: str
+    """The reply's text (may be empty when it only calls tools)."""
+    calls: tuple[ToolCall, ...] = ()
+    """Tool calls, in the order the model wrote them."""
+    usage: Usage = field(default_factory=Usage)
+    """Token counts, when the server reports them."""
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """What the model is told about a tool."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    """JSON Schema of the arguments object."""

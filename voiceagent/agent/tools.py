@@ -1,0 +1,235 @@
+"""Tools: plain functions become tools (schema from signature, hints and docstring).
+
+A tool's failures never raise into the loop: unknown names, bad JSON, schema violations and
+exceptions all come back as a short text written for the model, naming the parameter and the
+valid values, so the model can fix its call.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import types
+import typing
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Literal, get_args, get_origin
+
+import jsonschema
+
+from voiceagent.agent.messages import ToolCall, ToolSpec
+from voiceagent.errors import ToolError
+
+DEFAULT_RESULT_CHARS = 1500
+"""Results are re-sent on every later step, so they are kept short."""
+
+
+@dataclass(frozen=True)
+class Tool:
+    """A JSON Schema plus the function that does the work."""
+
+    name: str
+    description: str
+    """Tells the model when to use the tool: the description is the routing."""
+    parameters: dict[str, Any]
+    """JSON Schema of the arguments object."""
+    func: Callable[..., Any]
+    needs_approval: bool = False
+    """Irreversible tools ask the user first."""
+
+    @property
+    def spec(self) -> ToolSpec:
+        return ToolSpec(self.name, self.description, self.parameters)
+
+    def __call__(self, **kwargs: Any) -> Any:
+        return self.func(**kwargs)
+
+
+def tool(
+    func: Callable[..., Any] | None = None,
+    *,
+    name: str | None = None,
+    needs_approval: bool = False,
+) -> Any:
+    """Decorator: `@tool` or `@tool(needs_approval=True)` turns a function into a Tool.
+
+    The description is the docstring's text before an `Args:` section; each parameter's
+    description comes from that section; `Literal[...]` hints become enums.
+    """
+
+    def wrap(f: Callable[..., Any]) -> Tool:
+        description, param_docs = _parse_docstring(inspect.getdoc(f) or "")
+        return Tool(
+            name=name or f.__name__,
+            description=description or f.__name__.replace("_", " "),
+            parameters=schema_from_signature(f, param_docs),
+            func=f,
+            needs_approval=needs_approval,
+        )
+
+    return wrap(func) if func is not None else wrap
+
+
+def schema_from_signature(func: Callable[..., Any], docs: dict[str, str]) -> dict[str, Any]:
+    """The JSON Schema of a function's keyword arguments."""
+    hints = typing.get_type_hints(func)
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    for pname, param in inspect.signature(func).parameters.items():
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            continue
+        prop = _json_type(hints.get(pname, str))
+        if pname in docs:
+            prop["description"] = docs[pname]
+        if param.default is inspect.Parameter.empty:
+            required.append(pname)
+        elif param.default is not None:
+            prop["default"] = param.default
+        properties[pname] = prop
+    schema: dict[str, Any] = {"type": "object", "properties": properties}
+    if required:
+        schema["required"] = required
+    schema["additionalProperties"] = False
+    return schema
+
+
+def _json_type(hint: Any) -> dict[str, Any]:
+    origin = get_origin(hint)
+    if origin is Literal:
+        values = list(get_args(hint))
+        return {"type": _json_type(type(values[0]))["type"], "enum": values}
+    if origin in (typing.Union, types.UnionType):
+        options = [a for a in get_args(hint) if a is not type(None)]
+        return _json_type(options[0]) if len(options) == 1 else {}
+    if origin in (list, tuple, set, frozenset, Iterable):
+        (item,) = get_args(hint)[:1] or (str,)
+        return {"type": "array", "items": _json_type(item)}
+    if origin is dict or hint is dict:
+        return {"type": "object"}
+    simple = {str: "string", int: "integer", float: "number", bool: "boolean"}
+    return {"type": simple.get(hint, "string")}
+
+
+def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
+    parts = re.split(r"^\s*(?:Args|Arguments|Parameters):\s*$", doc, maxsplit=1, flags=re.M)
+    description = " ".join(parts[0].split())
+    params: dict[str, str] = {}
+    if len(parts) == 2:
+        current = None
+        for line in parts[1].splitlines():
+            match = re.match(r"^\s*(\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$", line)
+            if match:
+                current = match.group(1)
+                params[current] = match.group(2).strip()
+            elif current and line.strip():
+                params[current] += " " + line.strip()
+    return description, params
+
+
+def truncate(text: str, limit: int) -> str:
+    """Cut `text` to `limit` characters with a marker the model understands."""
+    if len(text) <= limit:
+        return text
+    cut = len(text) - limit
+    return text[:limit] + f"\n[... {cut} more characters cut]"
+
+
+class ToolRegistry:
+    """The tools the model may call, and the one place a call is validated and run."""
+
+    def __init__(self, tools: Iterable[Tool] = (), *, result_chars: int = DEFAULT_RESULT_CHARS):
+        self._tools: dict[str, Tool] = {}
+        self.result_chars = result_chars
+        for t in tools:
+            self.add(t)
+
+    def add(self, t: Tool) -> None:
+        if t.name in self._tools:
+            raise ValueError(f"two tools are named {t.name!r}")
+        jsonschema.Draft202012Validator.check_schema(t.parameters)
+        self._tools[t.name] = t
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    @property
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+    def specs(self) -> list[ToolSpec]:
+        return [t.spec for t in self._tools.values()]
+
+    def validation_error(self, call: ToolCall) -> str | None:
+        """Why `call` cannot run, written for the model; None when it can."""
+        t = self._tools.get(call.name)
+        if t is None:
+            return (
+                f"Error: there is no tool named {call.name!r}. "
+                f"Available tools: {', '.join(self._tools) or 'none'}."
+            )
+        if call.bad_json is not None:
+            return (
+                f"Error: the arguments for {call.name} were not valid JSON "
+                f"({call.bad_json[:200]!r}). Send a JSON object matching the tool's schema."
+            )
+        errors = sorted(
+            jsonschema.Draft202012Validator(t.parameters).iter_errors(call.args),
+            key=lambda e: list(e.path),
+        )
+        if errors:
+            return "Error: " + " ".join(_describe(e, t.parameters) for e in errors[:3])
+        return None
+
+    def run(self, call: ToolCall) -> tuple[str, bool]:
+        """Run a validated call; returns (result text, is_error). Never raises."""
+        problem = self.validation_error(call)
+        if problem:
+            return problem, True
+        t = self._tools[call.name]
+        try:
+            result = t.func(**call.args)
+        except ToolError as exc:
+            return f"Error: {exc}", True
+        except Exception as exc:  # a tool bug must not kill the turn; the model hears it
+            return f"Error: {call.name} failed: {type(exc).__name__}: {exc}", True
+        text = result if isinstance(result, str) else _to_text(result)
+        return truncate(text, self.result_chars), False
+
+
+def _to_text(result: Any) -> str:
+    if result is None:
+        return "done"
+    import json
+
+    return json.dumps(result, ensure_ascii=False, default=str)
+
+
+def _describe(error: jsonschema.ValidationError, schema: dict[str, Any]) -> str:
+    """One sentence naming the parameter, what was wrong and the valid values."""
+    props = schema.get("properties", {})
+    if error.validator == "required":
+        missing = re.findall(r"'([^']+)' is a required property", error.message)
+        name = missing[0] if missing else "?"
+        return f"missing required parameter {name!r}{_hint(props.get(name, {}))}."
+    if error.validator == "additionalProperties":
+        return (
+            f"unexpected parameter(s): {error.message.split('(')[-1].rstrip(')')}; "
+            f"valid parameters are {', '.join(props) or 'none'}."
+        )
+    param = ".".join(str(p) for p in error.path) or "arguments"
+    top = str(error.path[0]) if error.path else ""
+    return f"parameter {param!r}: {error.message}{_hint(props.get(top, {}))}."
+
+
+def _hint(prop: dict[str, Any]) -> str:
+    if "enum" in prop:
+        return f" (valid values: {', '.join(map(str, prop['enum']))})"
+    if "type" in prop:
+        return f" (expected {prop['type']})"
+    return ""

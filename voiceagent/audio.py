@@ -1,0 +1,91 @@
+"""The Audio value (float32 mono samples + rate), WAV read/write and resampling."""
+
+from __future__ import annotations
+
+import wave
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from voiceagent.errors import VoiceAgentError
+
+STT_RATE = 16000
+"""Whisper and the VAD want 16 kHz mono."""
+
+
+@dataclass(frozen=True)
+class Audio:
+    """A mono clip; every stage passes audio around as this."""
+
+    samples: np.ndarray
+    """float32 mono samples in [-1, 1]."""
+    rate: int
+    """Samples per second."""
+
+    @property
+    def seconds(self) -> float:
+        return len(self.samples) / self.rate
+
+    @classmethod
+    def silence(cls, seconds: float, rate: int = STT_RATE) -> Audio:
+        return cls(np.zeros(int(seconds * rate), dtype=np.float32), rate)
+
+    def resampled(self, rate: int) -> Audio:
+        """Linear-interpolation resampling: enough for speech going to Whisper or a speaker."""
+        if rate == self.rate or len(self.samples) == 0:
+            return Audio(self.samples, rate)
+        n_out = int(round(len(self.samples) * rate / self.rate))
+        x_out = np.linspace(0, len(self.samples) - 1, n_out)
+        samples = np.interp(x_out, np.arange(len(self.samples)), self.samples)
+        return Audio(samples.astype(np.float32), rate)
+
+    def int16_bytes(self) -> bytes:
+        return (np.clip(self.samples, -1.0, 1.0) * 32767).astype("<i2").tobytes()
+
+    def rms(self) -> float:
+        """Loudness as root mean square, for level meters and silence checks."""
+        if len(self.samples) == 0:
+            return 0.0
+        return float(np.sqrt(np.mean(np.square(self.samples, dtype=np.float64))))
+
+
+def concat(clips: list[Audio], rate: int | None = None) -> Audio:
+    """Join clips (resampled to `rate`, or the first clip's rate)."""
+    if not clips:
+        return Audio(np.zeros(0, dtype=np.float32), rate or STT_RATE)
+    rate = rate or clips[0].rate
+    parts = [c.resampled(rate).samples for c in clips]
+    return Audio(np.concatenate(parts).astype(np.float32), rate)
+
+
+def read_wav(path: str | Path) -> Audio:
+    """Read a PCM WAV (8/16/32-bit, any channels) as mono float32; a bad file is a clear error."""
+    try:
+        with wave.open(str(path), "rb") as wav:
+            width, channels, rate = wav.getsampwidth(), wav.getnchannels(), wav.getframerate()
+            frames = wav.readframes(wav.getnframes())
+    except FileNotFoundError:
+        raise VoiceAgentError(f"{path}: no such file") from None
+    except (wave.Error, EOFError) as exc:
+        raise VoiceAgentError(f"{path}: not a readable WAV file ({exc})") from None
+    dtype = {1: np.uint8, 2: np.int16, 4: np.int32}.get(width)
+    if dtype is None:
+        raise VoiceAgentError(f"{path}: unsupported WAV sample width {width * 8} bits")
+    data = np.frombuffer(frames, dtype=dtype).astype(np.float32)
+    if width == 1:
+        data = (data - 128.0) / 128.0
+    else:
+        data /= float(2 ** (8 * width - 1))
+    if channels > 1:
+        data = data[: len(data) - len(data) % channels].reshape(-1, channels).mean(axis=1)
+    return Audio(data.astype(np.float32), rate)
+
+
+def write_wav(path: str | Path, audio: Audio) -> None:
+    """Write 16-bit mono PCM."""
+    with wave.open(str(path), "wb") as wav:
+        wav.setnchannels(1)
+        wav.setsampwidth(2)
+        wav.setframerate(audio.rate)
+        wav.writeframes(audio.int16_bytes())

@@ -1,0 +1,317 @@
+"""Configuration: one frozen dataclass per TOML table, loaded and checked by `load_config`.
+
+Every field has a default and a docstring-like `doc`; `config.toml` at the repo root documents
+the same keys. A wrong key, type or value is one `ConfigError` line naming the file, the key,
+what was expected and what was found.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from voiceagent.errors import ConfigError
+
+DEFAULT_SYSTEM_PROMPT = (
+    "You are a helpful voice assistant running offline on the user's own computer. "
+    "Your answers are spoken aloud: reply in one or two short, plain sentences, with no "
+    "lists, markdown, code or links. Use a tool whenever the request needs one (time, date, "
+    "timers, lists, notes, arithmetic, the computer's status); never guess what a tool would "
+    "tell you. For small talk and general questions, just answer."
+)
+
+
+def _f(default: Any, doc: str, *, choices: tuple[Any, ...] = (), minimum: float | None = None):
+    """A config field with its documentation and the values it accepts."""
+    factory = None
+    if isinstance(default, (list, dict)):
+        value = default
+        factory = lambda: type(value)(value)  # noqa: E731
+    meta = {"doc": doc, "choices": choices, "min": minimum}
+    if factory is not None:
+        return field(default_factory=factory, metadata=meta)
+    return field(default=default, metadata=meta)
+
+
+@dataclass(frozen=True)
+class LLMConfig:
+    """[llm]: which model server to talk to."""
+
+    provider: str = _f("local", "local (embedded llama.cpp), or a provider from the table in "
+                       "voiceagent/agent/providers.py: llamacpp, ollama, openai, anthropic, ...")
+    base_url: str = _f("", "server URL; empty = the provider's default")
+    model: str = _f("", "model name sent to the server; for provider local, a bundled model "
+                    "name (qwen2.5-coder-1.5b, qwen2.5-coder-0.5b) or a path to a .gguf file; "
+                    "empty = the provider's default")
+    api_key_env: str = _f("", "name of the environment variable holding the API key "
+                          "(never the key itself)")
+    timeout_s: float = _f(60.0, "seconds to wait for the server before giving up", minimum=1)
+    temperature: float = _f(0.2, "sampling temperature", minimum=0)
+    max_reply_tokens: int = _f(300, "most tokens in one reply", minimum=16)
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """[server]: the embedded llama.cpp server (provider = "local")."""
+
+    engine: str = _f("xllamacpp", "xllamacpp (in-process wheel) or llama-server (a native "
+                     "binary on PATH or at `binary`)", choices=("xllamacpp", "llama-server"))
+    binary: str = _f("llama-server", "the llama-server executable for engine = llama-server")
+    host: str = _f("127.0.0.1", "address the server listens on")
+    port: int = _f(0, "port; 0 = a free port", minimum=0)
+    threads: int = _f(0, "CPU threads; 0 = all cores", minimum=0)
+    ctx_size: int = _f(4096, "context window in tokens", minimum=512)
+
+
+@dataclass(frozen=True)
+class AgentConfig:
+    """[agent]: the tool loop and its caps."""
+
+    system_prompt: str = _f(DEFAULT_SYSTEM_PROMPT, "the system prompt")
+    max_steps: int = _f(6, "most model requests in one turn", minimum=1)
+    max_seconds: float = _f(60.0, "most wall-clock seconds for one turn", minimum=1)
+    max_tokens: int = _f(20000, "most tokens (in + out) for one turn", minimum=100)
+    max_cost_usd: float = _f(0.05, "most money for one turn on paid providers; 0 = no cap",
+                             minimum=0)
+    tool_result_chars: int = _f(1500, "tool results longer than this are cut", minimum=100)
+    worked_example: bool = _f(True, "start the conversation with one worked tool-call "
+                              "example (small local models need it)")
+
+
+@dataclass(frozen=True)
+class STTConfig:
+    """[stt]: speech to text with faster-whisper."""
+
+    model: str = _f("tiny.en", "bundled name (tiny.en, base) or a path to a CTranslate2 "
+                    "Whisper directory")
+    language: str = _f("en", "spoken language code; empty = detect")
+    beam_size: int = _f(1, "beam width; 1 is fastest", minimum=1)
+    threads: int = _f(0, "CPU threads; 0 = all cores", minimum=0)
+    hotwords: list[str] = _f([], "words to bias recognition towards (names, list names)")
+
+
+@dataclass(frozen=True)
+class TTSConfig:
+    """[tts]: text to speech with piper."""
+
+    voice: str = _f("en_US-joe-medium", "bundled voice name or a path to a piper .onnx voice")
+    volume: float = _f(0.7, "loudness 0..1 (piper normalises to full scale)", minimum=0)
+    length_scale: float = _f(1.0, "speaking speed: below 1 faster, above 1 slower", minimum=0.3)
+    sentence_silence: float = _f(0.15, "seconds of silence after each sentence", minimum=0)
+
+
+@dataclass(frozen=True)
+class AudioConfig:
+    """[audio]: devices and end-of-speech detection."""
+
+    input_device: str | int = _f("", "microphone: name substring or index; empty = default")
+    output_device: str | int = _f("", "speaker: name substring or index; empty = default")
+    silence_ms: int = _f(700, "this much silence ends an utterance", minimum=100)
+    min_speech_ms: int = _f(250, "shorter sounds are ignored as noise", minimum=0)
+    max_utterance_s: float = _f(15.0, "an utterance is cut after this long", minimum=1)
+    vad_threshold: float = _f(0.5, "speech probability (0..1) that counts as speech",
+                              minimum=0)
+    half_duplex: bool = _f(True, "ignore the microphone while the assistant speaks")
+    chime: bool = _f(True, "play a short sound when listening starts and stops")
+
+
+@dataclass(frozen=True)
+class SessionConfig:
+    """[session]: the conversation store."""
+
+    name: str = _f("default", "session name; one JSONL file per session")
+    max_turns: int = _f(20, "turns of history kept and sent to the model", minimum=1)
+
+
+@dataclass(frozen=True)
+class PathsConfig:
+    """[paths]: where data lives."""
+
+    data_dir: str = _f("", "sessions, lists, notes, timers; empty = "
+                       "$XDG_DATA_HOME/voiceagent (~/.local/share/voiceagent)")
+    models_dir: str = _f("", "assembled and user-supplied models; empty = models/ in the "
+                         "checkout, else <data_dir>/models")
+
+
+@dataclass(frozen=True)
+class MCPServerConfig:
+    """[[tools.mcp]]: one MCP server started over stdio."""
+
+    name: str = _f("", "a short name used in messages")
+    command: str = _f("", "the executable")
+    args: list[str] = _f([], "its arguments")
+
+
+@dataclass(frozen=True)
+class ToolsConfig:
+    """[tools]: which tools the model may use."""
+
+    enabled: list[str] = _f(
+        ["clock", "timers", "lists", "calculator", "system", "conversation", "files"],
+        "built-in tool families: clock, timers, lists, calculator, files, shell, system, "
+        "conversation",
+    )
+    timezone: str = _f("", "IANA zone such as Europe/Berlin; empty = the system's")
+    workspace: str = _f("", "folder the file tools are confined to; empty = <data_dir>/workspace")
+    list_aliases: dict[str, str] = _f({"groceries": "shopping", "todo": "to-do"},
+                                      "other names for lists")
+    shell_timeout_s: float = _f(10.0, "the shell tool's time limit", minimum=1)
+    shell_in_kiosk: bool = _f(False, "allow the shell tool in kiosk mode")
+    modules: list[str] = _f([], "your own tool modules: importable names or .py paths")
+    mcp: list[MCPServerConfig] = _f([], "MCP servers ([[tools.mcp]] tables)")
+
+
+@dataclass(frozen=True)
+class TriggerConfig:
+    """[trigger]: how a turn starts."""
+
+    mode: str = _f("ptt", "ptt (push-to-talk), kiosk (always listening), daemon "
+                   "(wake on key press)", choices=("ptt", "kiosk", "daemon"))
+    key: str = _f("space", "push-to-talk key in the terminal: space or enter",
+                  choices=("space", "enter"))
+    evdev_key: str = _f("KEY_RIGHTCTRL", "key watched on /dev/input in daemon mode "
+                        "(and for hold-to-talk)")
+    wake_phrase: str = _f("", "kiosk: only answer utterances starting with this; empty = all")
+
+
+@dataclass(frozen=True)
+class Config:
+    """The whole configuration."""
+
+    llm: LLMConfig = field(default_factory=LLMConfig)
+    server: ServerConfig = field(default_factory=ServerConfig)
+    agent: AgentConfig = field(default_factory=AgentConfig)
+    stt: STTConfig = field(default_factory=STTConfig)
+    tts: TTSConfig = field(default_factory=TTSConfig)
+    audio: AudioConfig = field(default_factory=AudioConfig)
+    session: SessionConfig = field(default_factory=SessionConfig)
+    paths: PathsConfig = field(default_factory=PathsConfig)
+    tools: ToolsConfig = field(default_factory=ToolsConfig)
+    trigger: TriggerConfig = field(default_factory=TriggerConfig)
+    source: str = "built-in defaults"
+    """Where the config was read from (for messages)."""
+
+    @property
+    def data_dir(self) -> Path:
+        if self.paths.data_dir:
+            return Path(self.paths.data_dir).expanduser()
+        xdg = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+        return Path(xdg) / "voiceagent"
+
+    @property
+    def models_dir(self) -> Path:
+        if self.paths.models_dir:
+            return Path(self.paths.models_dir).expanduser()
+        checkout = Path(__file__).resolve().parent.parent / "models"
+        if (checkout / "manifest.toml").exists():
+            return checkout
+        return self.data_dir / "models"
+
+
+def find_config(explicit: str | None) -> Path | None:
+    """--config PATH, $VOICEAGENT_CONFIG, ./config.toml, $XDG_CONFIG_HOME/voiceagent/config.toml."""
+    if explicit:
+        return Path(explicit)
+    env = os.environ.get("VOICEAGENT_CONFIG")
+    if env:
+        return Path(env)
+    local = Path("config.toml")
+    if local.is_file():
+        return local
+    xdg = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    user = Path(xdg) / "voiceagent" / "config.toml"
+    return user if user.is_file() else None
+
+
+def load_config(path: str | Path | None = None) -> Config:
+    """Read and check a config file; None means built-in defaults."""
+    if path is None:
+        return Config()
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: config file not found") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    return config_from_dict(data, str(path))
+
+
+def config_from_dict(data: dict[str, Any], source: str = "<dict>") -> Config:
+    """Build a Config from parsed TOML, naming `source` in every error."""
+    config = _build(Config, {k: v for k, v in data.items()}, source, "")
+    return dataclasses.replace(config, source=source)
+
+
+def _build(cls: type, data: Any, source: str, where: str) -> Any:
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: {where or 'top level'}: expected a table, "
+                          f"found {_found(data)}")
+    fields = {f.name: f for f in dataclasses.fields(cls) if f.name != "source"}
+    hints = typing.get_type_hints(cls)
+    values: dict[str, Any] = {}
+    for key, raw in data.items():
+        label = f"{where}.{key}" if where else key
+        if key not in fields:
+            known = ", ".join(fields)
+            what = f"[{where}]" if where else "top level"
+            raise ConfigError(f"{source}: unknown key {label!r} in {what}; known keys: {known}")
+        values[key] = _convert(hints[key], raw, fields[key], source, label)
+    return cls(**values)
+
+
+def _convert(hint: Any, raw: Any, f: dataclasses.Field, source: str, label: str) -> Any:
+    if dataclasses.is_dataclass(hint):
+        return _build(hint, raw, source, label)
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if origin is list:
+        if not isinstance(raw, list):
+            _type_error(source, label, "a list", raw)
+        item = args[0]
+        if dataclasses.is_dataclass(item):
+            return [_build(item, r, source, f"{label}[{i}]") for i, r in enumerate(raw)]
+        if not all(isinstance(r, str) for r in raw):
+            _type_error(source, label, "a list of strings", raw)
+        return list(raw)
+    if origin is dict:
+        if not isinstance(raw, dict) or not all(isinstance(v, str) for v in raw.values()):
+            _type_error(source, label, "a table of strings", raw)
+        return dict(raw)
+    if origin in (typing.Union, types.UnionType):
+        if not any(isinstance(raw, a) and not isinstance(raw, bool) for a in args):
+            _type_error(source, label, " or ".join(_type_name(a) for a in args), raw)
+        return raw
+    if hint is float and isinstance(raw, int) and not isinstance(raw, bool):
+        raw = float(raw)
+    if not isinstance(raw, hint) or (hint is not bool and isinstance(raw, bool)):
+        _type_error(source, label, _type_name(hint), raw)
+    choices, minimum = f.metadata.get("choices"), f.metadata.get("min")
+    if choices and raw not in choices:
+        raise ConfigError(f"{source}: {label}: expected one of {', '.join(map(str, choices))}, "
+                          f"found {raw!r}")
+    if minimum is not None and raw < minimum:
+        raise ConfigError(f"{source}: {label}: expected a number >= {minimum:g}, found {raw!r}")
+    return raw
+
+
+def _type_name(t: Any) -> str:
+    return {str: "a string", int: "an integer", float: "a number", bool: "true or false"}.get(
+        t, getattr(t, "__name__", str(t))
+    )
+
+
+def _found(raw: Any) -> str:
+    kind = {str: "string", int: "integer", float: "number", bool: "boolean", list: "list",
+            dict: "table"}.get(type(raw), type(raw).__name__)
+    return f"{raw!r} ({kind})"
+
+
+def _type_error(source: str, label: str, expected: str, raw: Any) -> typing.NoReturn:
+    raise ConfigError(f"{source}: {label}: expected {expected}, found {_found(raw)}")

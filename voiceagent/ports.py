@@ -1,0 +1,71 @@
+"""The interfaces between the core and the adapters.
+
+The core (assistant, agent loop) only sees these; faster-whisper, piper, sounddevice and
+HTTP live behind them, so the core is tested with the fakes in `voiceagent.testing` and the
+adapters are tested for real.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from typing import Protocol
+
+from voiceagent.agent.messages import Message, Reply, ToolSpec
+from voiceagent.audio import Audio
+
+
+class Transcriber(Protocol):
+    """Speech to text."""
+
+    def transcribe(self, audio: Audio) -> str:
+        """The words in `audio`; "" for silence or noise."""
+        ...
+
+
+class Synthesizer(Protocol):
+    """Text to speech."""
+
+    def synthesize(self, text: str) -> Iterator[Audio]:
+        """One clip per sentence, yielded as soon as each is ready."""
+        ...
+
+
+class Player(Protocol):
+    """Plays audio to the speaker (or a file, or nowhere)."""
+
+    def play(self, audio: Audio) -> None:
+        """Play `audio`, blocking until it finished or `stop()` was called."""
+        ...
+
+    def stop(self) -> None:
+        """Stop playback at once (barge-in); safe to call from any thread."""
+        ...
+
+
+class Recorder(Protocol):
+    """Captures one utterance from the microphone."""
+
+    def record(self, stop: threading.Event | None = None) -> Audio:
+        """Record until end of speech (VAD) or until `stop` is set (key release)."""
+        ...
+
+
+class ChatModel(Protocol):
+    """One request to an LLM, streamed; wire formats hide behind this."""
+
+    def complete(
+        self,
+        system: str,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec],
+        *,
+        on_text: Callable[[str], None] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> Reply:
+        """Send the conversation; call `on_text` with each text delta; return the whole reply."""
+        ...
+
+
+Approver = Callable[[str, dict[str, object]], bool]
+"""Asks the user whether tool `name` may run with `args`; True means yes."""
