@@ -27,6 +27,7 @@ EVENT_TYPES = (
     "cap",  # a cap ended the turn (which, limit)
     "error",  # something failed (where, message)
     "cancelled",  # the turn was cancelled (where)
+    "turn_end",  # the turn is over and the session saved (stop)
 )
 
 
@@ -53,20 +54,28 @@ class Events:
 
     def __init__(self) -> None:
         self._listeners: list[Listener] = []
+        self._turn_listeners: list[Listener] = []
         self._lock = threading.Lock()
         self._t0 = time.monotonic()
 
     def subscribe(self, listener: Listener) -> None:
         self._listeners.append(listener)
 
+    def subscribe_turn(self, listener: Listener) -> None:
+        """Listen to the current turn only (dropped at the next start_turn)."""
+        with self._lock:
+            self._turn_listeners.append(listener)
+
     def start_turn(self, t0: float | None = None) -> None:
-        """Reset the clock: event times count from the start of this turn."""
-        self._t0 = time.monotonic() if t0 is None else t0
+        """Reset the clock: event times count from `t0` (monotonic), default now."""
+        with self._lock:
+            self._t0 = time.monotonic() if t0 is None else t0
+            self._turn_listeners = []
 
     def emit(self, type: str, **fields: Any) -> Event:
         event = Event(type, time.monotonic() - self._t0, fields)
         with self._lock:
-            for listener in self._listeners:
+            for listener in (*self._listeners, *self._turn_listeners):
                 listener(event)
         return event
 

@@ -1,0 +1,185 @@
+"""One turn of the assistant: audio or text in, a spoken (streamed) answer out, session saved.
+
+Front ends (push-to-talk, kiosk, daemon, `ask`) are composition around this one class: they
+decide when a turn starts and where audio comes from; the turn itself is always the same.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from voiceagent.agent.events import Event, Events, Recording
+from voiceagent.agent.loop import Agent
+from voiceagent.agent.messages import Message
+from voiceagent.agent.session import SessionStore
+from voiceagent.audio import Audio
+from voiceagent.ports import Player, Synthesizer, Transcriber
+from voiceagent.speaking import SpeechOutput
+
+log = logging.getLogger(__name__)
+
+Recover = Callable[[], bool]
+"""Called when the model failed; True means it was brought back (restart) and to retry."""
+
+
+@dataclass
+class TurnOutcome:
+    """What a turn produced, for printing, `ask --json` and the bench."""
+
+    transcript: str | None
+    """What the user said (audio turns only)."""
+    answer: str
+    """What the assistant said."""
+    stop: str
+    """done, cap, cancelled, error, loop, or empty (nothing was heard)."""
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    """name, args, result, error for each call, in order."""
+    timings: dict[str, Any] = field(default_factory=dict)
+    """Seconds since the end of speech (or the text's arrival) for each milestone."""
+
+
+class Assistant:
+    """Runs turns against one conversation, speaking answers as they stream."""
+
+    def __init__(
+        self,
+        *,
+        agent: Agent,
+        session: SessionStore,
+        synthesizer: Synthesizer,
+        player: Player,
+        events: Events,
+        transcriber: Transcriber | None = None,
+        recover: Recover | None = None,
+    ) -> None:
+        self.agent = agent
+        self.session = session
+        self.synthesizer = synthesizer
+        self.player = player
+        self.events = events
+        self.transcriber = transcriber
+        self._recover = recover
+        self.history: list[Message] = session.load()
+        self._speaking_lock = threading.Lock()
+        self._cancel = threading.Event()
+        self._speech: SpeechOutput | None = None
+        self._reset_requested = False
+
+    def answer_audio(self, audio: Audio, *, speech_end: float | None = None) -> TurnOutcome:
+        """Transcribe `audio` and answer it; silence or noise ends the turn without the LLM."""
+        if self.transcriber is None:
+            raise RuntimeError("this assistant was built without a transcriber")
+        recording = self._begin(speech_end, source="audio")
+        self.events.emit("speech_end", audio_s=round(audio.seconds, 3))
+        text = self.transcriber.transcribe(audio).strip()
+        self.events.emit("stt_done", text=text, audio_s=round(audio.seconds, 3))
+        if not text:
+            return TurnOutcome(transcript="", answer="", stop="empty",
+                               timings=timings_from(recording.events))
+        return self._answer(text, recording, transcript=text)
+
+    def answer_text(self, text: str) -> TurnOutcome:
+        """Answer typed text (the `ask` command, tests)."""
+        recording = self._begin(None, source="text")
+        return self._answer(text, recording, transcript=None)
+
+    def interrupt(self) -> None:
+        """Barge-in: stop speaking now and cancel the running turn cleanly."""
+        self._cancel.set()
+        speech = self._speech
+        if speech is not None:
+            speech.cancel()
+
+    def announce(self, text: str) -> None:
+        """Speak `text` outside a turn (a timer going off); waits for a running answer."""
+        with self._speaking_lock:
+            speech = SpeechOutput(self.synthesizer, self.player, self.events)
+            speech.say(text)
+            speech.finish()
+
+    def request_reset(self) -> None:
+        """Forget the conversation at the end of this turn (the tool result stays consistent)."""
+        self._reset_requested = True
+
+    def _begin(self, t0: float | None, *, source: str) -> Recording:
+        self._cancel.clear()
+        recording = Recording()
+        self.events.start_turn(t0)
+        self.events.subscribe_turn(recording)
+        self.events.emit("turn_start", source=source)
+        return recording
+
+    def _answer(self, text: str, recording: Recording, *, transcript: str | None) -> TurnOutcome:
+        with self._speaking_lock:
+            result = self._run_agent(text)
+            if result.stop == "error" and self._recover is not None and self._recover():
+                log.warning("the language model failed; restarted it, retrying the turn once")
+                result = self._run_agent(text)
+        self._save(result.messages)
+        self.events.emit("turn_end", stop=result.stop)
+        return TurnOutcome(
+            transcript=transcript,
+            answer=result.answer,
+            stop=result.stop,
+            tool_calls=[
+                {"name": call.name, "args": call.args, "result": output, "error": is_error}
+                for call, output, is_error in result.tool_calls
+            ],
+            timings=timings_from(recording.events),
+        )
+
+    def _run_agent(self, text: str) -> Any:
+        speech = SpeechOutput(self.synthesizer, self.player, self.events)
+        self._speech = speech
+        try:
+            result = self.agent.run_turn(
+                self.history, text, on_text=speech.feed, cancel=self._cancel
+            )
+            if self._cancel.is_set():
+                speech.cancel()
+            speech.finish()
+        finally:
+            self._speech = None
+        return result
+
+    def _save(self, new_messages: list[Message]) -> None:
+        if self._reset_requested:
+            self._reset_requested = False
+            self.history = []
+        else:
+            self.history = self.session.trimmed(self.history + list(new_messages))
+        self.session.save(self.history)
+
+
+MILESTONES = {
+    "stt_done": "stt_done",
+    "request": "request_sent",
+    "first_token": "first_token",
+    "sentence": "first_sentence",
+    "audio_start": "first_audio",
+    "audio_end": "last_audio",
+    "final": "answer_done",
+}
+
+
+def timings_from(events: list[Event]) -> dict[str, Any]:
+    """Per-turn timings (seconds since end of speech) from the turn's trace events."""
+    timings: dict[str, Any] = {}
+    for event in events:
+        name = MILESTONES.get(event.type)
+        if name and name not in timings:
+            timings[name] = round(event.t, 3)
+    tools = [
+        {"name": e.fields.get("name"), "seconds": e.fields.get("seconds")}
+        for e in events
+        if e.type == "tool_result"
+    ]
+    if tools:
+        timings["tools"] = tools
+    if events:
+        timings["total"] = round(events[-1].t, 3)
+    return timings

@@ -1,0 +1,105 @@
+"""Streams a reply into speech: text deltas -> sentences -> synthesis -> playback, overlapping.
+
+The first sentence is synthesised and playing while the model is still writing the rest, and
+synthesis of sentence n+1 overlaps playback of sentence n (one thread each).
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+
+from voiceagent.agent.events import Events
+from voiceagent.audio import Audio
+from voiceagent.ports import Player, Synthesizer
+from voiceagent.speech.sentences import SentenceSplitter
+from voiceagent.speech.speakable import speakable
+
+_DONE = object()
+
+
+class SpeechOutput:
+    """One reply being spoken. feed() text as it streams, then finish() or cancel()."""
+
+    def __init__(self, synthesizer: Synthesizer, player: Player, events: Events) -> None:
+        self._synthesizer = synthesizer
+        self._player = player
+        self._events = events
+        self._splitter = SentenceSplitter()
+        self._sentences: queue.Queue[object] = queue.Queue()
+        self._clips: queue.Queue[object] = queue.Queue()
+        self._cancelled = threading.Event()
+        self._played_any = False
+        self._error: BaseException | None = None
+        self._threads = [
+            threading.Thread(target=self._synthesize_loop, name="tts", daemon=True),
+            threading.Thread(target=self._play_loop, name="playback", daemon=True),
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    def feed(self, delta: str) -> None:
+        """Add streamed text; complete sentences go to synthesis at once."""
+        for sentence in self._splitter.feed(delta):
+            self._queue_sentence(sentence)
+
+    def say(self, text: str) -> None:
+        """Speak a whole text (an announcement, a cap message)."""
+        self.feed(text)
+        for sentence in self._splitter.flush():
+            self._queue_sentence(sentence)
+
+    def finish(self) -> None:
+        """Flush the last sentence and block until everything was played (or cancelled)."""
+        for sentence in self._splitter.flush():
+            self._queue_sentence(sentence)
+        self._sentences.put(_DONE)
+        for thread in self._threads:
+            thread.join()
+        if self._played_any and not self._cancelled.is_set():
+            self._events.emit("audio_end")
+        if self._error is not None:
+            raise self._error
+
+    def cancel(self) -> None:
+        """Barge-in: drop what is queued and stop playback now."""
+        self._cancelled.set()
+        self._player.stop()
+        self._sentences.put(_DONE)
+        self._clips.put(_DONE)
+
+    def _queue_sentence(self, sentence: str) -> None:
+        spoken = speakable(sentence).strip()
+        if spoken and not self._cancelled.is_set():
+            self._events.emit("sentence", text=sentence)
+            self._sentences.put(spoken)
+
+    def _synthesize_loop(self) -> None:
+        try:
+            while not self._cancelled.is_set():
+                item = self._sentences.get()
+                if item is _DONE:
+                    break
+                assert isinstance(item, str)
+                first = True
+                for clip in self._synthesizer.synthesize(item):
+                    if self._cancelled.is_set():
+                        break
+                    self._clips.put((item if first else None, clip))
+                    first = False
+        except BaseException as exc:  # surfaced by finish(); playback must still end
+            self._error = exc
+        finally:
+            self._clips.put(_DONE)
+
+    def _play_loop(self) -> None:
+        while not self._cancelled.is_set():
+            item = self._clips.get()
+            if item is _DONE:
+                break
+            text, clip = item  # type: ignore[misc]
+            assert isinstance(clip, Audio)
+            if text is not None:
+                self._events.emit("audio_start", text=text)
+            self._played_any = True
+            self._player.play(clip)
