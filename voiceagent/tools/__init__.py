@@ -1,0 +1,101 @@
+"""The built-in tools, the user's own tool modules and MCP servers, gathered into one registry.
+
+    toolbox = build_tools(config, ToolContext(data_dir, mode, announce, reset_conversation))
+    loop uses toolbox.registry; vocabulary(toolbox) biases speech recognition;
+    toolbox.close() at exit stops the timer thread and the MCP servers.
+
+Problems that must not stop the assistant (a plugin that does not import, an MCP server that
+does not start) are logged and collected in `toolbox.warnings` for the front end to show.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from voiceagent.agent.tools import Tool, ToolRegistry
+from voiceagent.config import Config
+from voiceagent.tools import clock
+
+log = logging.getLogger(__name__)
+
+FAMILIES = ("clock", "timers", "lists", "calculator", "files", "shell", "system", "conversation")
+
+
+def _quiet(_text: str) -> None:
+    """Default announce for front ends without a speaker (e.g. `voiceagent ask`)."""
+
+
+def _nothing() -> None:
+    """Default reset for front ends without a conversation to reset."""
+
+
+@dataclass
+class ToolContext:
+    """What the tools need from the running assistant."""
+
+    data_dir: Path
+    """Lists, notes and timers live here."""
+    mode: str = "ask"
+    """ptt, kiosk, daemon or ask: the shell tool is left out in kiosk mode."""
+    announce: Callable[[str], None] = _quiet
+    """Speak a text now, even while idle (a timer going off). Called from the timer thread."""
+    reset_conversation: Callable[[], None] = _nothing
+    """Forget the conversation (called from inside a turn, by the conversation tool)."""
+
+
+@dataclass
+class Toolbox:
+    """The registry plus what must be stopped at exit."""
+
+    registry: ToolRegistry
+    warnings: list[str] = field(default_factory=list)
+    """Non-fatal problems, one sentence each, for the user (not the model)."""
+    vocabulary: list[str] = field(default_factory=list)
+    """Words worth biasing speech recognition towards (list names, aliases)."""
+    closers: list[Callable[[], None]] = field(default_factory=list)
+
+    def close(self) -> None:
+        """Stop the timer thread and MCP servers; safe to call twice."""
+        while self.closers:
+            self.closers.pop()()
+
+    def warn(self, text: str) -> None:
+        log.warning("%s", text)
+        self.warnings.append(text)
+
+
+def build_tools(config: Config, ctx: ToolContext) -> Toolbox:
+    """The tool families in config.tools.enabled, plugin modules and MCP tools."""
+    tc = config.tools
+    box = Toolbox(ToolRegistry(result_chars=config.agent.tool_result_chars))
+    unknown = [f for f in tc.enabled if f not in FAMILIES]
+    if unknown:
+        box.warn(f"unknown tool families in [tools] enabled: {', '.join(unknown)} "
+                 f"(known: {', '.join(FAMILIES)})")
+    for family in FAMILIES:
+        if family in tc.enabled:
+            for t in _family(family, config, ctx, box):
+                _add(box, t)
+    return box
+
+
+def _family(name: str, config: Config, ctx: ToolContext, box: Toolbox) -> list[Tool]:
+    tc = config.tools
+    if name == "clock":
+        return clock.make_tools(tc.timezone)
+    return []
+
+
+def _add(box: Toolbox, t: Tool) -> None:
+    try:
+        box.registry.add(t)
+    except Exception as exc:  # a duplicate name or a bad schema skips that tool only
+        box.warn(f"tool {t.name!r} skipped: {exc}")
+
+
+def vocabulary(box: Toolbox) -> list[str]:
+    """Words for speech-recognition biasing: list names and their aliases."""
+    return list(box.vocabulary)
