@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from voiceagent.agent.tools import Tool, ToolRegistry
 from voiceagent.config import Config
-from voiceagent.tools import clock
+from voiceagent.errors import ToolError
+from voiceagent.tools import clock, timers
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +72,12 @@ def build_tools(config: Config, ctx: ToolContext) -> Toolbox:
     """The tool families in config.tools.enabled, plugin modules and MCP tools."""
     tc = config.tools
     box = Toolbox(ToolRegistry(result_chars=config.agent.tool_result_chars))
+    try:
+        clock.local_zone(tc.timezone)
+    except ToolError as exc:
+        box.warn(f"[tools] timezone: {exc} Using the system's zone.")
+        config = replace(config, tools=replace(tc, timezone=""))
+        tc = config.tools
     unknown = [f for f in tc.enabled if f not in FAMILIES]
     if unknown:
         box.warn(f"unknown tool families in [tools] enabled: {', '.join(unknown)} "
@@ -86,6 +93,10 @@ def _family(name: str, config: Config, ctx: ToolContext, box: Toolbox) -> list[T
     tc = config.tools
     if name == "clock":
         return clock.make_tools(tc.timezone)
+    if name == "timers":
+        store = timers.Timers(ctx.data_dir / "timers.json", ctx.announce, tc.timezone)
+        box.closers.append(store.close)
+        return timers.make_tools(store)
     return []
 
 

@@ -1,0 +1,255 @@
+"""Timers and alarms: set, list, cancel; a thread announces each when it goes off.
+
+They are kept in <data_dir>/timers.json (rewritten atomically on every change), so a restart
+keeps them; one that came due while the assistant was not running is announced at start.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from datetime import datetime, timedelta, tzinfo
+from pathlib import Path
+from typing import Literal
+
+from voiceagent.agent.tools import Tool, tool
+from voiceagent.errors import ToolError
+from voiceagent.tools.clock import local_zone, spoken_time
+from voiceagent.tools.words import parse_clock_time, parse_duration, spoken_duration
+
+log = logging.getLogger(__name__)
+
+MAX_SECONDS = 7 * 86400
+LATE_SECONDS = 60
+"""An entry this overdue at start went off while the assistant was not running."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One timer or alarm."""
+
+    kind: Literal["timer", "alarm"]
+    label: str
+    """The user's name for it ("pasta"); may be empty."""
+    due: float
+    """Epoch seconds when it goes off."""
+    seconds: float = 0
+    """A timer's length, for "your 5 minute timer is done"."""
+
+    def name(self, zone: tzinfo | None) -> str:
+        """'5 minute pasta timer', 'wake up alarm', '7:30 AM alarm'."""
+        if self.kind == "timer":
+            length = spoken_duration(self.seconds).replace("minutes", "minute")
+            length = re.sub(r"\b(hour|second)s\b", r"\1", length)
+            return " ".join(p for p in (length, self.label, "timer") if p)
+        return f"{self.label or spoken_time(datetime.fromtimestamp(self.due, zone))} alarm"
+
+
+class Timers:
+    """The persisted entries and the thread that fires them."""
+
+    def __init__(self, path: Path, announce: Callable[[str], None], timezone: str = "",
+                 clock: Callable[[], float] = time.time):
+        self.path = path
+        self.zone = local_zone(timezone)
+        """Where alarm times are said and read; None = the system's."""
+        self.announce = announce
+        self.clock = clock
+        self._cond = threading.Condition()
+        self._entries: list[Entry] = self._load()
+        self._stopped = False
+        self._thread = threading.Thread(target=self._run, name="voiceagent-timers", daemon=True)
+        self._thread.start()
+
+    def _load(self) -> list[Entry]:
+        try:
+            return [Entry(**d) for d in json.loads(self.path.read_text(encoding="utf-8"))]
+        except FileNotFoundError:
+            return []
+        except (ValueError, TypeError) as exc:
+            aside = self.path.with_suffix(".corrupt")
+            self.path.replace(aside)
+            log.warning("timers file %s unreadable (%s); moved to %s", self.path, exc, aside)
+            return []
+
+    def _save(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(".tmp")
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump([asdict(e) for e in self._entries], f, indent=1)
+            f.flush()
+            os.fsync(f.fileno())
+        tmp.replace(self.path)
+
+    def add(self, entry: Entry) -> None:
+        with self._cond:
+            self._entries.append(entry)
+            self._save()
+            self._cond.notify()
+
+    def pending(self) -> list[Entry]:
+        with self._cond:
+            return sorted(self._entries, key=lambda e: e.due)
+
+    def remove(self, entries: list[Entry]) -> None:
+        with self._cond:
+            self._entries = [e for e in self._entries if e not in entries]
+            self._save()
+            self._cond.notify()
+
+    def close(self) -> None:
+        with self._cond:
+            self._stopped = True
+            self._cond.notify()
+        self._thread.join(timeout=5)
+
+    def _run(self) -> None:
+        started = self.clock()
+        while True:
+            with self._cond:
+                if self._stopped:
+                    return
+                now = self.clock()
+                due = [e for e in self._entries if e.due <= now]
+                if not due:
+                    wait = min((e.due for e in self._entries), default=now + 3600) - now
+                    self._cond.wait(timeout=min(wait, 3600))
+                    continue
+                self._entries = [e for e in self._entries if e not in due]
+                self._save()
+            for entry in sorted(due, key=lambda e: e.due):
+                self._fire(entry, late=entry.due < started - LATE_SECONDS)
+
+    def _fire(self, entry: Entry, late: bool) -> None:
+        name = entry.name(self.zone)
+        if late:
+            text = f"Your {name} went off while I was not running."
+        elif entry.kind == "timer":
+            text = f"Your {name} is done."
+        else:
+            moment = datetime.fromtimestamp(entry.due, self.zone)
+            text = f"It's {spoken_time(moment)}. Your {name} is going off."
+        try:
+            self.announce(text)
+        except Exception:  # a broken speaker must not kill the timer thread
+            log.exception("announcing %r failed", text)
+
+
+def clean_label(label: str) -> str:
+    """'The Pasta Timer' -> 'pasta'."""
+    words = re.sub(r"[^\w\s'-]", " ", label.lower()).split()
+    drop = {"the", "my", "a", "an", "timer", "timers", "alarm", "alarms", "for"}
+    return " ".join(w for w in words if w not in drop)
+
+
+def alarm_due(text: str, zone: tzinfo | None, now: float) -> float:
+    """Epoch seconds of the next `text` o'clock ("7:30", "7:30 pm"); hours without am/pm
+    mean whichever of the two comes first."""
+    hour, minute, half = parse_clock_time(text)
+    if half:
+        hours = [hour % 12 + (12 if half == "pm" else 0)]
+    else:
+        hours = [hour, hour + 12] if 1 <= hour <= 11 else [hour]
+    base = datetime.fromtimestamp(now, zone)
+    times = []
+    for h in hours:
+        moment = base.replace(hour=h, minute=minute, second=0, microsecond=0)
+        if moment.timestamp() <= now:
+            moment += timedelta(days=1)
+        times.append(moment.timestamp())
+    return min(times)
+
+
+def _when(due: float, now: float, zone: tzinfo | None) -> str:
+    """'7:30 AM tomorrow'."""
+    at, today = datetime.fromtimestamp(due, zone), datetime.fromtimestamp(now, zone)
+    named = {0: "today", 1: "tomorrow"}.get((at.date() - today.date()).days, f"on {at:%A}")
+    return f"{spoken_time(at)} {named}"
+
+
+def make_tools(timers: Timers) -> list[Tool]:
+    """set_timer, set_alarm, list_timers and cancel_timer over one Timers store."""
+
+    @tool
+    def set_timer(duration: str, label: str = "") -> str:
+        """Use when the user asks for a timer or a reminder after a length of time,
+        e.g. "set a pasta timer for 10 minutes".
+
+        Args:
+            duration: how long, in the user's words, e.g. "10 minutes" or "1 hour 30 minutes".
+            label: what the timer is for, e.g. "pasta"; empty if not said.
+        """
+        seconds = parse_duration(duration)
+        if not 1 <= seconds <= MAX_SECONDS:
+            raise ToolError("a timer must be between 1 second and 7 days long.")
+        entry = Entry("timer", clean_label(label), timers.clock() + seconds, seconds)
+        timers.add(entry)
+        return f"Started a {entry.name(timers.zone)}."
+
+    @tool
+    def set_alarm(time: str, label: str = "") -> str:
+        """Use when the user asks for an alarm or a reminder at a clock time,
+        e.g. "wake me at 7:30 am".
+
+        Args:
+            time: the time of day, e.g. "7:30 am", "19:45" or "noon".
+            label: what the alarm is for, e.g. "wake up"; empty if not said.
+        """
+        now = timers.clock()
+        relative = re.match(r"\s*in\s+(.+)", time, re.I)
+        due = now + parse_duration(relative.group(1)) if relative else alarm_due(
+            time, timers.zone, now)
+        entry = Entry("alarm", clean_label(label), due)
+        timers.add(entry)
+        what = f": {entry.label}." if entry.label else "."
+        return f"Alarm set for {_when(due, now, timers.zone)}{what}"
+
+    @tool
+    def list_timers() -> str:
+        """Use when the user asks which timers or alarms are set, or how long is left."""
+        entries = timers.pending()
+        if not entries:
+            return "No timers or alarms are set."
+        now = timers.clock()
+        parts = [
+            f"{e.name(timers.zone)}, {spoken_duration(e.due - now)} left" if e.kind == "timer"
+            else f"{e.label + ' ' if e.label else ''}alarm at {_when(e.due, now, timers.zone)}"
+            for e in entries
+        ]
+        return f"{len(parts)} set: " + "; ".join(parts) + "."
+
+    @tool
+    def cancel_timer(which: str = "") -> str:
+        """Use when the user asks to cancel or stop a timer or alarm.
+
+        Args:
+            which: the timer's label (e.g. "pasta"), "alarm", "timer", or "all"; empty if
+                there is only one.
+        """
+        entries = timers.pending()
+        if not entries:
+            raise ToolError("no timers or alarms are set, so there is nothing to cancel.")
+        words = which.lower().split()
+        kinds = {k for k in ("timer", "alarm") if any(w.startswith(k) for w in words)}
+        candidates = [e for e in entries if not kinds or e.kind in kinds]
+        wanted = clean_label(which)
+        if wanted in ("all", "every", "everything", "both") or {"timers", "alarms"} & set(words):
+            chosen = candidates
+        elif not wanted:
+            chosen = candidates if len(candidates) == 1 else []
+        else:
+            chosen = [e for e in candidates if e.label == wanted] or [
+                e for e in candidates if wanted in e.name(timers.zone)]
+        if not chosen:
+            names = "; ".join(e.name(timers.zone) for e in entries)
+            raise ToolError(f"which one? Set now: {names}. Give its label, or 'all'.")
+        timers.remove(chosen)
+        return "Cancelled " + ", ".join(f"the {e.name(timers.zone)}" for e in chosen) + "."
+
+    return [set_timer, set_alarm, list_timers, cancel_timer]
