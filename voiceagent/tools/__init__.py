@@ -18,7 +18,7 @@ from pathlib import Path
 from voiceagent.agent.tools import Tool, ToolRegistry
 from voiceagent.config import Config
 from voiceagent.errors import ToolError
-from voiceagent.tools import clock, timers
+from voiceagent.tools import clock, lists, timers
 
 log = logging.getLogger(__name__)
 
@@ -54,8 +54,8 @@ class Toolbox:
     registry: ToolRegistry
     warnings: list[str] = field(default_factory=list)
     """Non-fatal problems, one sentence each, for the user (not the model)."""
-    vocabulary: list[str] = field(default_factory=list)
-    """Words worth biasing speech recognition towards (list names, aliases)."""
+    vocabulary_sources: list[Callable[[], list[str]]] = field(default_factory=list)
+    """Each gives words worth biasing speech recognition towards (read when asked)."""
     closers: list[Callable[[], None]] = field(default_factory=list)
 
     def close(self) -> None:
@@ -97,6 +97,10 @@ def _family(name: str, config: Config, ctx: ToolContext, box: Toolbox) -> list[T
         store = timers.Timers(ctx.data_dir / "timers.json", ctx.announce, tc.timezone)
         box.closers.append(store.close)
         return timers.make_tools(store)
+    if name == "lists":
+        made, store = lists.make_tools(ctx.data_dir, tc.list_aliases)
+        box.vocabulary_sources.append(lambda: [*store.names(), *tc.list_aliases])
+        return made
     return []
 
 
@@ -109,4 +113,7 @@ def _add(box: Toolbox, t: Tool) -> None:
 
 def vocabulary(box: Toolbox) -> list[str]:
     """Words for speech-recognition biasing: list names and their aliases."""
-    return list(box.vocabulary)
+    words: list[str] = []
+    for source in box.vocabulary_sources:
+        words += [w for w in source() if w not in words]
+    return words

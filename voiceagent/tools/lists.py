@@ -1,0 +1,200 @@
+"""Named lists (shopping, to-do, ...) and free notes, kept as plain text files.
+
+<data_dir>/lists/<name>.txt holds one item per line; <data_dir>/notes.txt one note per line.
+List names are matched forgivingly: "my Shopping List", "shopping" and an alias such as
+"groceries" all mean lists/shopping.txt.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from datetime import datetime
+from pathlib import Path
+
+from voiceagent.agent.tools import Tool, tool
+from voiceagent.errors import ToolError
+
+ALL_WORDS = ("all", "everything", "lists", "all lists", "")
+
+
+def _slug(name: str) -> str:
+    """'My Shopping List' -> 'shopping'; 'to do' -> 'to-do'."""
+    words = re.sub(r"[^a-z0-9]+", " ", name.lower().replace("'s ", " ")).split()
+    while words and words[0] in ("my", "the", "our", "a"):
+        words.pop(0)
+    while words and words[-1] in ("list", "lists"):
+        words.pop()
+    return "-".join(words)
+
+
+def split_items(text: str) -> list[str]:
+    """'eggs, milk and bread' -> ['eggs', 'milk', 'bread']."""
+    parts = re.split(r",|;|\n|&|\band\b|\bplus\b", text.lower())
+    items = []
+    for part in parts:
+        part = re.sub(r"^\s*(?:some|a|an|the|more)\s+", "", part).strip(" .!?\"'")
+        if part and part not in items:
+            items.append(part)
+    return items
+
+
+def _same(a: str, b: str) -> bool:
+    """Forgiving item match: case and a plural s."""
+    return a.rstrip("s") == b.rstrip("s")
+
+
+def spoken_join(items: list[str]) -> str:
+    """['a', 'b', 'c'] -> 'a, b and c'."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _write(path: Path, lines: list[str]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+    with open(tmp, "rb") as f:
+        os.fsync(f.fileno())
+    tmp.replace(path)
+
+
+class Lists:
+    """The lists folder and the alias table."""
+
+    def __init__(self, folder: Path, aliases: dict[str, str]):
+        self.folder = folder
+        self.aliases = {_slug(k): _slug(v) for k, v in aliases.items()}
+
+    def names(self) -> list[str]:
+        return sorted(p.stem for p in self.folder.glob("*.txt"))
+
+    def resolve(self, name: str, must_exist: bool) -> str:
+        """The stored name for what the user called the list."""
+        slug = _slug(name)
+        slug = self.aliases.get(slug, slug)
+        if not slug:
+            raise ToolError(f"say which list. Your lists: {self._known()}.")
+        existing = self.names()
+        for candidate in (slug, slug.rstrip("s"), slug + "s"):
+            if candidate in existing:
+                return candidate
+        if must_exist:
+            raise ToolError(f"there is no {slug!r} list. Your lists: {self._known()}.")
+        return slug
+
+    def _known(self) -> str:
+        return ", ".join(self.names()) or "none yet (adding an item creates a list)"
+
+    def read(self, name: str) -> list[str]:
+        path = self.folder / f"{name}.txt"
+        if not path.exists():
+            return []
+        return [line.strip() for line in path.read_text(encoding="utf-8").splitlines()
+                if line.strip()]
+
+    def write(self, name: str, items: list[str]) -> None:
+        _write(self.folder / f"{name}.txt", items)
+
+
+def make_tools(data_dir: Path, aliases: dict[str, str]) -> tuple[list[Tool], Lists]:
+    """The list and note tools, and the Lists store (its names feed speech biasing)."""
+    lists = Lists(data_dir / "lists", aliases)
+    notes_path = data_dir / "notes.txt"
+
+    @tool
+    def add_to_list(list_name: str, items: str) -> str:
+        """Use when the user asks to add or put something on a list, e.g. "add milk and eggs
+        to my shopping list". Creates the list if it is new.
+
+        Args:
+            list_name: which list, e.g. "shopping" or "to-do".
+            items: what to add; several may be given, e.g. "milk, eggs and bread".
+        """
+        name = lists.resolve(list_name, must_exist=False)
+        new = name not in lists.names()
+        current = lists.read(name)
+        added = [i for i in split_items(items) if not any(_same(i, c) for c in current)]
+        if not split_items(items):
+            raise ToolError("say what to add, e.g. items='milk and eggs'.")
+        if not added:
+            return f"{spoken_join(split_items(items))} is already on your {name} list."
+        lists.write(name, current + added)
+        return f"Added {spoken_join(added)} to your {'new ' if new else ''}{name} list."
+
+    @tool
+    def read_list(list_name: str = "") -> str:
+        """Use when the user asks what is on a list, e.g. "what's on my shopping list", or
+        which lists they have (leave list_name empty).
+
+        Args:
+            list_name: which list, e.g. "shopping"; empty to hear the names of all lists.
+        """
+        if _slug(list_name) in ALL_WORDS:
+            names = lists.names()
+            return f"Your lists: {spoken_join(names)}." if names else "You have no lists yet."
+        name = lists.resolve(list_name, must_exist=True)
+        items = lists.read(name)
+        if not items:
+            return f"Your {name} list is empty."
+        count = f"{len(items)} item{'s' if len(items) != 1 else ''}"
+        return f"Your {name} list has {count}: {spoken_join(items)}."
+
+    @tool
+    def remove_from_list(list_name: str, items: str) -> str:
+        """Use when the user asks to remove, delete or tick off items from a list.
+
+        Args:
+            list_name: which list, e.g. "shopping".
+            items: what to remove, e.g. "milk and eggs".
+        """
+        name = lists.resolve(list_name, must_exist=True)
+        current = lists.read(name)
+        wanted = split_items(items)
+        gone = [c for c in current if any(_same(w, c) for w in wanted)]
+        missing = [w for w in wanted if not any(_same(w, c) for c in current)]
+        if not gone:
+            on = spoken_join(current) if current else "nothing"
+            raise ToolError(f"{spoken_join(wanted or [items])} is not on the {name} list; "
+                            f"it has {on}.")
+        lists.write(name, [c for c in current if c not in gone])
+        tail = f" {spoken_join(missing)} was not on it." if missing else ""
+        return f"Removed {spoken_join(gone)} from your {name} list.{tail}"
+
+    @tool
+    def clear_list(list_name: str) -> str:
+        """Use when the user asks to clear or empty a whole list.
+
+        Args:
+            list_name: which list, e.g. "shopping".
+        """
+        name = lists.resolve(list_name, must_exist=True)
+        lists.write(name, [])
+        return f"Your {name} list is now empty."
+
+    @tool
+    def add_note(text: str) -> str:
+        """Use when the user asks to take a note, write something down or remember something.
+
+        Args:
+            text: the note, in the user's words.
+        """
+        text = " ".join(text.split())
+        if not text:
+            raise ToolError("say what the note should say.")
+        old = notes_path.read_text(encoding="utf-8").splitlines() if notes_path.exists() else []
+        _write(notes_path, [*old, f"{datetime.now():%Y-%m-%d %H:%M} | {text}"])
+        return "Noted."
+
+    @tool
+    def read_notes() -> str:
+        """Use when the user asks to hear their notes or what they asked you to remember."""
+        lines = notes_path.read_text(encoding="utf-8").splitlines() if notes_path.exists() else []
+        notes = [line.split(" | ", 1)[-1] for line in lines if line.strip()]
+        if not notes:
+            return "You have no notes."
+        latest = notes[-10:][::-1]
+        more = f" (newest {len(latest)} of {len(notes)})" if len(notes) > len(latest) else ""
+        return f"Your notes{more}: " + "; ".join(latest) + "."
+
+    tools = [add_to_list, read_list, remove_from_list, clear_list, add_note, read_notes]
+    return tools, lists
