@@ -7,6 +7,7 @@ decide when a turn starts and where audio comes from; the turn itself is always 
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -69,18 +70,26 @@ class Assistant:
         self._speech: SpeechOutput | None = None
         self._reset_requested = False
 
-    def answer_audio(self, audio: Audio, *, speech_end: float | None = None) -> TurnOutcome:
-        """Transcribe `audio` and answer it; silence or noise ends the turn without the LLM."""
+    def answer_audio(
+        self, audio: Audio, *, speech_end: float | None = None, wake_phrase: str = ""
+    ) -> TurnOutcome:
+        """Transcribe `audio` and answer it; silence or noise ends the turn without the LLM.
+
+        With a wake phrase, only utterances that start with it are answered (without it).
+        """
         if self.transcriber is None:
             raise RuntimeError("this assistant was built without a transcriber")
         recording = self._begin(speech_end, source="audio")
         self.events.emit("speech_end", audio_s=round(audio.seconds, 3))
         text = self.transcriber.transcribe(audio).strip()
         self.events.emit("stt_done", text=text, audio_s=round(audio.seconds, 3))
-        if not text:
-            return TurnOutcome(transcript="", answer="", stop="empty",
+        request = strip_wake_phrase(text, wake_phrase) if wake_phrase else text
+        if not request:
+            stop = "empty" if not text else "not_addressed"
+            self.events.emit("turn_end", stop=stop)
+            return TurnOutcome(transcript=text, answer="", stop=stop,
                                timings=timings_from(recording.events))
-        return self._answer(text, recording, transcript=text)
+        return self._answer(request, recording, transcript=text)
 
     def answer_text(self, text: str) -> TurnOutcome:
         """Answer typed text (the `ask` command, tests)."""
@@ -97,9 +106,13 @@ class Assistant:
     def announce(self, text: str) -> None:
         """Speak `text` outside a turn (a timer going off); waits for a running answer."""
         with self._speaking_lock:
-            speech = SpeechOutput(self.synthesizer, self.player, self.events)
-            speech.say(text)
-            speech.finish()
+            self.speak_now(text)
+
+    def speak_now(self, text: str) -> None:
+        """Speak `text` at once, from inside a turn (an approval question)."""
+        speech = SpeechOutput(self.synthesizer, self.player, self.events)
+        speech.say(text)
+        speech.finish()
 
     def request_reset(self) -> None:
         """Forget the conversation at the end of this turn (the tool result stays consistent)."""
@@ -153,6 +166,18 @@ class Assistant:
         else:
             self.history = self.session.trimmed(self.history + list(new_messages))
         self.session.save(self.history)
+
+
+def strip_wake_phrase(text: str, wake_phrase: str) -> str:
+    """The request after the wake phrase ("Computer, what time is it" -> "what time is it"),
+    or "" when the utterance does not start with it. Case and punctuation are ignored."""
+    words = re.findall(r"[\w']+", text.lower())
+    wake = re.findall(r"[\w']+", wake_phrase.lower())
+    for start in range(min(2, len(words))):  # allow one leading filler ("hey", "ok")
+        if words[start : start + len(wake)] == wake:
+            rest = re.split(r"[\w']+", text, maxsplit=start + len(wake))[-1]
+            return rest.lstrip(" ,.!?;:").strip()
+    return ""
 
 
 MILESTONES = {

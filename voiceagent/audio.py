@@ -89,3 +89,20 @@ def write_wav(path: str | Path, audio: Audio) -> None:
         wav.setsampwidth(2)
         wav.setframerate(audio.rate)
         wav.writeframes(audio.int16_bytes())
+
+
+def load_audio(path: str | Path) -> Audio:
+    """Any audio file as 16 kHz mono: WAV directly, other formats through faster-whisper's
+    decoder (PyAV). A missing, empty or corrupt file is a clear error."""
+    path = Path(path)
+    if not path.is_file():
+        raise VoiceAgentError(f"{path}: no such file")
+    if path.suffix.lower() == ".wav":
+        return read_wav(path).resampled(STT_RATE)
+    try:
+        from faster_whisper import decode_audio
+
+        samples = decode_audio(str(path), sampling_rate=STT_RATE)
+    except Exception as exc:  # PyAV raises many types for a bad file
+        raise VoiceAgentError(f"{path}: cannot decode audio ({exc})") from None
+    return Audio(np.asarray(samples, dtype=np.float32), STT_RATE)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import queue
 import threading
+from collections.abc import Iterator
 
 from voiceagent.agent.events import Events
 from voiceagent.audio import Audio
@@ -103,3 +104,10 @@ class SpeechOutput:
                 self._events.emit("audio_start", text=text)
             self._played_any = True
             self._player.play(clip)
+
+
+class NoSpeech:
+    """A Synthesizer that says nothing (`ask --no-speak`): the answer is only printed."""
+
+    def synthesize(self, text: str) -> Iterator[Audio]:
+        return iter(())

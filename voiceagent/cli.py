@@ -1,0 +1,193 @@
+"""The `voiceagent` command: parses arguments, builds objects from config, runs a command.
+
+Heavy modules are imported inside the commands so `voiceagent --help` is instant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from voiceagent.config import Config, find_config, load_config
+from voiceagent.errors import VoiceAgentError
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="voiceagent",
+        description="A local, offline voice assistant. Bare `voiceagent` runs it.",
+    )
+    p.add_argument("--config", metavar="PATH", help="config file (default: see README)")
+    p.add_argument("-v", "--verbose", action="store_true", help="show every event")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    run = sub.add_parser("run", help="the assistant")
+    run.add_argument("--mode", choices=("ptt", "kiosk", "daemon"), help="default: [trigger] mode")
+    run.add_argument("--keys", choices=("terminal", "stdin", "evdev"),
+                     help="where key presses come from (default: by mode)")
+
+    ask = sub.add_parser("ask", help="one turn from text or a WAV; prints the answer")
+    ask.add_argument("text", nargs="?", help="the question")
+    ask.add_argument("--wav", metavar="FILE", help="a spoken question instead of text")
+    ask.add_argument("--out", metavar="REPLY.wav", help="write the spoken reply to a WAV")
+    ask.add_argument("--no-speak", action="store_true", help="do not speak the answer")
+    ask.add_argument("--trace", metavar="FILE.jsonl", help="write the turn's events")
+    ask.add_argument("--json", action="store_true", help="print one JSON object")
+
+    tr = sub.add_parser("transcribe", help="print the transcript of an audio file")
+    tr.add_argument("file")
+
+    say = sub.add_parser("say", help="speak text, or write it to a WAV")
+    say.add_argument("text")
+    say.add_argument("--out", metavar="FILE.wav")
+
+    sub.add_parser("devices", help="list audio input and output devices")
+    sub.add_parser("doctor", help="check models, devices, LLM server and config")
+
+    models = sub.add_parser("models", help="bundled and configured models")
+    models.add_argument("action", nargs="?", default="list",
+                        choices=("list", "verify", "install", "packages"))
+    models.add_argument("names", nargs="*", help="model names (default: all)")
+
+    sub.add_parser("server", help="run the embedded LLM server in the foreground")
+
+    bench = sub.add_parser("bench", help="latency benchmark: streaming vs sequential")
+    bench.add_argument("--turns", type=int, default=0, help="turns per pipeline (default: all)")
+    bench.add_argument("--wav-dir", metavar="DIR", help="WAV questions with .txt transcripts")
+    bench.add_argument("--json", metavar="FILE", help="write the results as JSON")
+    bench.add_argument("--plot", metavar="FILE.png", help="draw one turn's stage timeline")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    command = args.command or "run"
+    try:
+        config = load_config(find_config(args.config))
+        handler: Callable[[argparse.Namespace, Config], int] = COMMANDS[command]
+        return handler(args, config)
+    except VoiceAgentError as exc:
+        print(f"voiceagent: {exc}", file=sys.stderr)
+        from voiceagent.errors import ConfigError
+
+        return 2 if isinstance(exc, ConfigError) else 1
+    except KeyboardInterrupt:
+        return 130
+
+
+def cmd_run(args: argparse.Namespace, config: Config) -> int:
+    from voiceagent.modes import run_mode
+
+    return run_mode(config, mode=getattr(args, "mode", None) or config.trigger.mode,
+                    keys=getattr(args, "keys", None), verbose=args.verbose,
+                    config_path=find_config(args.config))
+
+
+def cmd_ask(args: argparse.Namespace, config: Config) -> int:
+    from voiceagent.ask import ask
+
+    if not args.text and not args.wav:
+        raise VoiceAgentError("ask needs a question: voiceagent ask \"what time is it\" "
+                              "or voiceagent ask --wav question.wav")
+    outcome = ask(config, text=args.text, wav=args.wav, out=args.out,
+                  speak=not args.no_speak, trace=args.trace, verbose=args.verbose)
+    if args.json:
+        print(json.dumps({
+            "transcript": outcome.transcript, "answer": outcome.answer, "stop": outcome.stop,
+            "tool_calls": outcome.tool_calls, "timings": outcome.timings,
+        }, ensure_ascii=False, default=str))
+    else:
+        if outcome.transcript is not None:
+            print(f"you: {outcome.transcript or '(nothing heard)'}")
+        print(outcome.answer)
+    return 0 if outcome.stop in ("done", "empty") else 1
+
+
+def cmd_transcribe(args: argparse.Namespace, config: Config) -> int:
+    from voiceagent.audio import load_audio
+    from voiceagent.build import build_transcriber
+
+    audio = load_audio(args.file)
+    print(build_transcriber(config).transcribe(audio))
+    return 0
+
+
+def cmd_say(args: argparse.Namespace, config: Config) -> int:
+    from voiceagent.audio import concat, write_wav
+    from voiceagent.build import build_synthesizer
+
+    synthesizer = build_synthesizer(config)
+    if args.out:
+        write_wav(args.out, concat(list(synthesizer.synthesize(args.text))))
+        return 0
+    from voiceagent.sound.player import SoundPlayer
+
+    player = SoundPlayer(config.audio)
+    for clip in synthesizer.synthesize(args.text):
+        player.play(clip)
+    return 0
+
+
+def cmd_devices(args: argparse.Namespace, config: Config) -> int:
+    from voiceagent.sound.devices import describe_devices
+
+    print(describe_devices())
+    return 0
+
+
+def cmd_doctor(args: argparse.Namespace, config: Config) -> int:
+    from voiceagent.doctor import doctor
+
+    return doctor(config, find_config(args.config))
+
+
+def cmd_models(args: argparse.Namespace, config: Config) -> int:
+    from voiceagent import models
+
+    names = args.names or None
+    if args.action == "packages":
+        manifest = models.load_manifest()
+        for name in names or manifest:
+            print("\n".join(manifest[name].packages))
+        return 0
+    if args.action == "install":
+        models.install(names, config.models_dir)
+    if args.action == "list":
+        statuses = models.list_models(config.models_dir)
+    else:
+        statuses = models.verify(names, config.models_dir)
+    for s in statuses:
+        print(f"{s.name:22} {s.role:4} {s.state:8} {s.path or ''}")
+        if s.detail:
+            print(f"{'':27} {s.detail}")
+    return 0 if args.action == "list" or all(s.state == "ok" for s in statuses) else 1
+
+
+def cmd_server(args: argparse.Namespace, config: Config) -> int:
+    from voiceagent.llm_server import serve_forever
+
+    serve_forever(config)
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace, config: Config) -> int:
+    from voiceagent.bench import run_bench
+
+    return run_bench(config, turns=args.turns, wav_dir=Path(args.wav_dir) if args.wav_dir
+                     else None, json_path=args.json, plot_path=args.plot)
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace, Config], int]] = {
+    "run": cmd_run,
+    "ask": cmd_ask,
+    "transcribe": cmd_transcribe,
+    "say": cmd_say,
+    "devices": cmd_devices,
+    "doctor": cmd_doctor,
+    "models": cmd_models,
+    "server": cmd_server,
+    "bench": cmd_bench,
+}

@@ -1,0 +1,114 @@
+"""`voiceagent run`: builds a front end for the chosen mode and runs it until told to stop.
+
+SIGINT/SIGTERM stop cleanly (playback stopped, server stopped, session saved: every turn is
+saved at its end, and the ExitStack stops what was started); SIGHUP reloads the config.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import sys
+import threading
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+from voiceagent.agent.events import Events
+from voiceagent.build import build_assistant, build_synthesizer
+from voiceagent.config import Config, load_config
+from voiceagent.errors import DeviceError
+from voiceagent.frontends import KeyedFrontEnd, KioskFrontEnd, VoiceApprover
+from voiceagent.triggers import EvdevKeys, KeySource, LineKeys, TerminalKeys
+from voiceagent.view import LogView, TerminalView, setup_logging
+
+log = logging.getLogger(__name__)
+
+
+def run_mode(config: Config, *, mode: str, keys: str | None, verbose: bool,
+             config_path: Path | None) -> int:
+    """Run until SIGINT/SIGTERM or quit; rebuild everything on SIGHUP."""
+    setup_logging(verbose)
+    stop = threading.Event()
+    reload = threading.Event()
+
+    def on_stop(signum: int, _frame: Any) -> None:
+        log.info("received %s, stopping", signal.Signals(signum).name)
+        stop.set()
+
+    def on_hup(_signum: int, _frame: Any) -> None:
+        log.info("received SIGHUP, reloading %s", config_path or "the config")
+        reload.set()
+        stop.set()
+
+    signal.signal(signal.SIGTERM, on_stop)
+    signal.signal(signal.SIGINT, on_stop)
+    signal.signal(signal.SIGHUP, on_hup)
+    while True:
+        _run_once(config, mode=mode, keys=keys, verbose=verbose, stop=stop)
+        if not reload.is_set():
+            return 0
+        reload.clear()
+        stop.clear()
+        config = load_config(config_path)
+
+
+def _run_once(config: Config, *, mode: str, keys: str | None, verbose: bool,
+              stop: threading.Event) -> None:
+    from voiceagent.sound.player import SoundPlayer
+    from voiceagent.sound.recorder import MicRecorder
+
+    events = Events()
+    interactive = mode == "ptt" and sys.stdout.isatty()
+    view = TerminalView(key_hint=config.trigger.key) if interactive else None
+    events.subscribe(view if view is not None else LogView(verbose))
+    with ExitStack() as stack:
+        player = SoundPlayer(config.audio)
+        stack.callback(player.stop)
+        recorder = MicRecorder(config.audio, on_level=view.level if view else None)
+        stack.callback(recorder.close)
+        synthesizer = build_synthesizer(config)
+        approver = VoiceApprover(recorder)
+        assistant = build_assistant(config, stack, mode=mode, player=player, events=events,
+                                    synthesizer=synthesizer, approve=approver)
+        approver.assistant = assistant
+        watcher = threading.Thread(target=_interrupt_on_stop, args=(stop, assistant.interrupt),
+                                   daemon=True)
+        watcher.start()
+        log.info("voiceagent %s mode ready (config: %s)", mode, config.source)
+        if mode == "kiosk":
+            KioskFrontEnd(assistant, recorder, wake_phrase=config.trigger.wake_phrase).run(stop)
+            return
+        source = _key_source(config, mode, keys)
+        stack.callback(source.close)
+        chime = _chime(config, player)
+        KeyedFrontEnd(assistant, recorder.record, source.start(), view=view,
+                      chime=chime).run(stop)
+
+
+def _interrupt_on_stop(stop: threading.Event, interrupt: Any) -> None:
+    stop.wait()
+    interrupt()
+
+
+def _key_source(config: Config, mode: str, keys: str | None) -> KeySource:
+    """Terminal keys for ptt, /dev/input for the daemon; stdin lines when neither works."""
+    choice = keys or ("evdev" if mode == "daemon" else "terminal")
+    if choice == "evdev":
+        try:
+            return EvdevKeys(config.trigger.evdev_key)
+        except DeviceError as exc:
+            log.error("%s", exc)
+            log.warning("falling back to key presses from stdin (one line = one press)")
+            return LineKeys()
+    if choice == "terminal" and sys.stdin.isatty():
+        return TerminalKeys(config.trigger.key)
+    return LineKeys()
+
+
+def _chime(config: Config, player: Any) -> Any:
+    if not config.audio.chime:
+        return None
+    from voiceagent.sound.chime import chime
+
+    return lambda which: player.play(chime(which))

@@ -1,0 +1,99 @@
+"""What a person sees: a terminal view of the turn, or timestamped log lines for services."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from typing import TextIO
+
+from voiceagent.agent.events import Event
+
+log = logging.getLogger("voiceagent")
+
+
+class TerminalView:
+    """State at a glance (idle / listening / thinking / speaking), transcript, tools, answer,
+    and the key latency figure after each turn."""
+
+    def __init__(self, stream: TextIO | None = None, *, key_hint: str = "space") -> None:
+        self._out = stream or sys.stdout
+        self._tty = self._out.isatty()
+        self._key_hint = key_hint
+        self._answer_started = False
+
+    def state(self, name: str) -> None:
+        hints = {
+            "idle": f"idle - press {self._key_hint} to talk, q to quit",
+            "listening": f"listening - press {self._key_hint} to stop",
+            "thinking": "thinking",
+            "speaking": f"speaking - press {self._key_hint} to interrupt",
+        }
+        self._line(f"[{hints.get(name, name)}]")
+
+    def level(self, rms: float) -> None:
+        """A live input meter on one line, so the user sees it hearing them."""
+        if not self._tty:
+            return
+        bars = min(30, int(rms * 300))
+        self._out.write("\r  mic " + "#" * bars + " " * (30 - bars))
+        self._out.flush()
+
+    def __call__(self, event: Event) -> None:
+        f = event.fields
+        if event.type == "stt_done":
+            self._line(f"you: {f.get('text') or '(nothing heard)'}")
+        elif event.type == "tool_call":
+            args = json.dumps(f.get("args", {}), ensure_ascii=False)
+            self._line(f"  -> {f.get('name')}({args})")
+        elif event.type == "tool_result":
+            self._line(f"  <- {str(f.get('result', ''))[:120]}")
+        elif event.type == "audio_start" and not self._answer_started:
+            self._answer_started = True
+            self.state("speaking")
+        elif event.type == "final":
+            self._line(f"assistant: {f.get('text', '')}")
+        elif event.type in ("cap", "error"):
+            self._line(f"  ! {f.get('message') or f}")
+        elif event.type == "turn_end":
+            self._answer_started = False
+
+    def answered(self, timings: dict[str, object]) -> None:
+        """The key figure: end of speech to the first sound of the answer."""
+        first_audio = timings.get("first_audio")
+        if isinstance(first_audio, float | int):
+            self._line(f"  answered in {first_audio:.2f} s")
+
+    def _line(self, text: str) -> None:
+        prefix = "\r\033[K" if self._tty else ""
+        self._out.write(prefix + text + "\n")
+        self._out.flush()
+
+
+class LogView:
+    """Events as log lines (stderr/journald) for the kiosk and the daemon; -v adds all events."""
+
+    def __init__(self, verbose: bool) -> None:
+        self._verbose = verbose
+
+    def __call__(self, event: Event) -> None:
+        f = event.fields
+        if event.type == "stt_done":
+            log.info("heard: %s", f.get("text") or "(nothing)")
+        elif event.type == "tool_call":
+            log.info("tool %s %s", f.get("name"), json.dumps(f.get("args", {})))
+        elif event.type == "final":
+            log.info("answered: %s", f.get("text", ""))
+        elif event.type in ("cap", "error"):
+            log.warning("%s: %s", event.type, f.get("message") or f)
+        elif self._verbose:
+            log.debug("%s", event.to_json())
+
+
+def setup_logging(verbose: bool) -> None:
+    """Timestamped lines on stderr (journald keeps them for services)."""
+    logging.basicConfig(
+        level=logging.DEBUG if verbose else logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
