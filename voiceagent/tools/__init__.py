@@ -18,7 +18,7 @@ from pathlib import Path
 from voiceagent.agent.tools import Tool, ToolRegistry
 from voiceagent.config import Config
 from voiceagent.errors import ToolError
-from voiceagent.tools import clock, lists, timers
+from voiceagent.tools import calculator, clock, lists, timers
 
 log = logging.getLogger(__name__)
 
@@ -101,6 +101,8 @@ def _family(name: str, config: Config, ctx: ToolContext, box: Toolbox) -> list[T
         made, store = lists.make_tools(ctx.data_dir, tc.list_aliases)
         box.vocabulary_sources.append(lambda: [*store.names(), *tc.list_aliases])
         return made
+    if name == "calculator":
+        return calculator.make_tools()
     return []
 
 
