@@ -18,7 +18,7 @@ from pathlib import Path
 from voiceagent.agent.tools import Tool, ToolRegistry
 from voiceagent.config import Config
 from voiceagent.errors import ToolError
-from voiceagent.tools import calculator, clock, lists, timers
+from voiceagent.tools import calculator, clock, conversation, files, lists, shell, system, timers
 
 log = logging.getLogger(__name__)
 
@@ -99,11 +99,34 @@ def _family(name: str, config: Config, ctx: ToolContext, box: Toolbox) -> list[T
         return timers.make_tools(store)
     if name == "lists":
         made, store = lists.make_tools(ctx.data_dir, tc.list_aliases)
-        box.vocabulary_sources.append(lambda: [*store.names(), *tc.list_aliases])
+        box.vocabulary_sources.append(
+            lambda: [*store.names(), *tc.list_aliases, *tc.list_aliases.values()])
         return made
     if name == "calculator":
         return calculator.make_tools()
-    return []
+    if name == "files":
+        return files.make_tools(workspace(config))
+    if name == "shell":
+        if ctx.mode == "kiosk" and not tc.shell_in_kiosk:
+            box.warn("the shell tool is left out in kiosk mode ([tools] shell_in_kiosk = false)")
+            return []
+        return shell.make_tools(workspace(config), tc.shell_timeout_s)
+    if name == "system":
+        return system.make_tools(system.SystemInfo(disk_path=_existing(ctx.data_dir)))
+    return conversation.make_tools(ctx.reset_conversation)
+
+
+def workspace(config: Config) -> Path:
+    """The folder the file and shell tools work in."""
+    ws = config.tools.workspace
+    return Path(ws).expanduser() if ws else config.data_dir / "workspace"
+
+
+def _existing(path: Path) -> Path:
+    """The nearest existing folder (disk usage of a data dir not yet created)."""
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    return path
 
 
 def _add(box: Toolbox, t: Tool) -> None:
