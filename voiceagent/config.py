@@ -115,6 +115,8 @@ class AudioConfig:
     silence_ms: int = _f(700, "this much silence ends an utterance", minimum=100)
     min_speech_ms: int = _f(250, "shorter sounds are ignored as noise", minimum=0)
     max_utterance_s: float = _f(15.0, "an utterance is cut after this long", minimum=1)
+    listen_timeout_s: float = _f(8.0, "when listening without a key held (daemon mode), give "
+                                 "up after this long with no speech", minimum=1)
     vad_threshold: float = _f(0.5, "speech probability (0..1) that counts as speech",
                               minimum=0)
     half_duplex: bool = _f(True, "ignore the microphone while the assistant speaks")
@@ -315,3 +317,50 @@ def _found(raw: Any) -> str:
 
 def _type_error(source: str, label: str, expected: str, raw: Any) -> typing.NoReturn:
     raise ConfigError(f"{source}: {label}: expected {expected}, found {_found(raw)}")
+
+
+def default_toml() -> str:
+    """config.toml with every key at its default and its documentation (kept in sync by a
+    test, so a new key cannot go undocumented)."""
+    lines = [
+        "# voiceagent configuration: every key, at its default, with what it does.",
+        "# Found in this order: --config PATH, $VOICEAGENT_CONFIG, ./config.toml,",
+        "# $XDG_CONFIG_HOME/voiceagent/config.toml, else built-in defaults.",
+        "# A wrong key, type or value stops voiceagent with one line naming it.",
+    ]
+    defaults = Config()
+    for table in dataclasses.fields(Config):
+        if table.name == "source":
+            continue
+        section = getattr(defaults, table.name)
+        about = (type(section).__doc__ or "").strip().split(": ", 1)[-1]
+        lines += ["", f"[{table.name}]", f"# {about}"]
+        for f in dataclasses.fields(section):
+            value = getattr(section, f.name)
+            lines.append(f"# {f.metadata['doc']}")
+            if f.name == "mcp":
+                lines += [
+                    "# [[tools.mcp]]",
+                    '# name = "files"',
+                    '# command = "npx"',
+                    '# args = ["-y", "@modelcontextprotocol/server-filesystem", "/home/pi"]',
+                ]
+                continue
+            lines.append(f"{f.name} = {_toml_value(value)}")
+    return "\n".join(lines) + "\n"
+
+
+def _toml_value(value: Any) -> str:
+    import json
+
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{k} = {_toml_value(v)}" for k, v in value.items()) + " }"
+    raise TypeError(f"cannot write {value!r} as TOML")
