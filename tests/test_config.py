@@ -37,7 +37,9 @@ def test_shipped_config_documents_every_key_at_its_default() -> None:
         ("[agent\n", "not valid TOML"),
     ],
 )
-def test_mistakes_name_file_key_expected_and_found(tmp_path: Path, toml: str, expected: str) -> None:
+def test_mistakes_name_file_key_expected_and_found(
+    tmp_path: Path, toml: str, expected: str
+) -> None:
     path = tmp_path / "config.toml"
     path.write_text(toml)
     with pytest.raises(ConfigError) as info:
