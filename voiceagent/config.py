@@ -148,6 +148,9 @@ class MCPServerConfig:
     name: str = _f("", "a short name used in messages")
     command: str = _f("", "the executable")
     args: list[str] = _f([], "its arguments")
+    timeout_s: float = _f(10.0, "seconds to wait for the server to start and for each "
+                          "tool call", minimum=1)
+    needs_approval: bool = _f(False, "ask the user before each call of this server's tools")
 
 
 @dataclass(frozen=True)
