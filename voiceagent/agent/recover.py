@@ -1,0 +1,112 @@
+"""Tool calls that small local models print as JSON text instead of sending as tool_calls.
+
+The Qwen2.5-Coder models answer a tool question with `{"name": ..., "arguments": {...}}` in
+the message text (sometimes inside a ```json fence). Such text is taken as a call only when it
+names a declared tool and its arguments validate; anything else stays text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import jsonschema
+
+from voiceagent.agent.messages import ToolCall, ToolSpec
+
+_FENCE = re.compile(r"^```[a-zA-Z]*\s*\n?(.*?)\n?\s*```$", re.S)
+
+
+def may_be_json_call(text: str) -> bool:
+    """True while streamed text could still turn out to be a JSON tool call (hold it back)."""
+    head = text.lstrip()
+    return head == "" or head.startswith(("{", "[")) or "```".startswith(head[:3])
+
+
+def recover_calls(text: str, tools: Sequence[ToolSpec], id_prefix: str) -> tuple[ToolCall, ...]:
+    """The tool calls `text` consists of, or () when it is not entirely valid calls."""
+    body = text.strip()
+    fenced = _FENCE.match(body)
+    if fenced:
+        body = fenced.group(1).strip()
+    if not body.startswith(("{", "[")):
+        return ()
+    objects = _json_values(body)
+    if objects and len(objects) == 1 and isinstance(objects[0], list):
+        objects = objects[0]
+    specs = {t.name: t for t in tools}
+    calls = []
+    for i, obj in enumerate(objects or ()):
+        call = _as_call(obj, specs, f"{id_prefix}{i}")
+        if call is None:
+            return ()
+        calls.append(call)
+    return tuple(calls)
+
+
+def _json_values(body: str) -> list[Any] | None:
+    """Every JSON value in `body` (several may follow each other), or None if any is broken."""
+    decoder = json.JSONDecoder()
+    values, pos = [], 0
+    while pos < len(body):
+        try:
+            value, pos = decoder.raw_decode(body, pos)
+        except ValueError:
+            return None
+        values.append(value)
+        while pos < len(body) and body[pos] in " \t\r\n,;":
+            pos += 1
+    return values
+
+
+def _as_call(obj: Any, specs: dict[str, ToolSpec], call_id: str) -> ToolCall | None:
+    if not isinstance(obj, dict) or not isinstance(obj.get("name"), str):
+        return None
+    spec = specs.get(obj["name"])
+    args = obj.get("arguments", obj.get("parameters", {}))
+    if isinstance(args, str):
+        try:
+            args = json.loads(args) if args.strip() else {}
+        except ValueError:
+            return None
+    if spec is None or not isinstance(args, dict):
+        return None
+    if not jsonschema.Draft202012Validator(spec.parameters).is_valid(args):
+        return None
+    return ToolCall(call_id, spec.name, args)
+
+
+class TextGate:
+    """Passes streamed text on, but holds it back while it may still be a JSON tool call."""
+
+    def __init__(self, on_text: Callable[[str], None] | None) -> None:
+        self._on_text = on_text
+        self._held: list[str] = []
+        self._open = False
+        self.spoke = False
+        """True once any text went out (a retry would repeat it)."""
+
+    def feed(self, delta: str) -> None:
+        if self._open:
+            self._emit(delta)
+            return
+        self._held.append(delta)
+        text = "".join(self._held)
+        if not may_be_json_call(text):
+            self._open = True
+            self._held.clear()
+            self._emit(text)
+
+    def finish(self, recovered: bool) -> None:
+        """End of the reply: speak what was held unless it turned out to be tool calls."""
+        if self._held and not recovered:
+            self._emit("".join(self._held))
+        self._held.clear()
+
+    def _emit(self, text: str) -> None:
+        if text:
+            self.spoke = True
+            if self._on_text is not None:
+                self._on_text(text)
