@@ -15,10 +15,23 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from voiceagent.agent.tools import Tool, ToolRegistry
+from voiceagent.agent.tools import Tool, ToolRegistry, tool
 from voiceagent.config import Config
 from voiceagent.errors import ToolError
-from voiceagent.tools import calculator, clock, conversation, files, lists, shell, system, timers
+from voiceagent.tools import (
+    calculator,
+    clock,
+    conversation,
+    files,
+    lists,
+    mcp,
+    plugins,
+    shell,
+    system,
+    timers,
+)
+
+__all__ = ["FAMILIES", "ToolContext", "Toolbox", "build_tools", "tool", "vocabulary", "workspace"]
 
 log = logging.getLogger(__name__)
 
@@ -86,6 +99,22 @@ def build_tools(config: Config, ctx: ToolContext) -> Toolbox:
         if family in tc.enabled:
             for t in _family(family, config, ctx, box):
                 _add(box, t)
+    source = Path(config.source)
+    config_dir = source.parent if source.is_file() else None
+    for entry in tc.modules:
+        try:
+            found = plugins.load_tools(entry, config_dir)
+        except plugins.PluginError as exc:
+            box.warn(str(exc))
+            continue
+        for t in found:
+            _add(box, t)
+    servers, remote, problems = mcp.start_servers(tc.mcp)
+    box.closers += [s.close for s in servers]
+    for problem in problems:
+        box.warn(problem)
+    for t in remote:
+        _add(box, t)
     return box
 
 

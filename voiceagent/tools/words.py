@@ -23,7 +23,11 @@ def _value(words: list[str]) -> int:
     total = current = 0
     for w in words:
         if w in SMALL:
-            current += SMALL[w]
+            last, value = current % 100, SMALL[w]
+            if last == 0 or (last % 10 == 0 and last >= 20 and value < 10):
+                current += value  # "one hundred five", "twenty five"
+            else:
+                current = current * 100 + value  # "twelve fifty", "nineteen ninety nine"
         elif w == "hundred":
             current = max(current, 1) * 100
         else:
