@@ -1,0 +1,99 @@
+"""Players: the speaker (sounddevice), a WAV file (`--out`), and nowhere.
+
+SoundPlayer feeds an OutputStream from a callback, so `stop()` from another thread (barge-in)
+silences it within one buffer instead of waiting for a blocking write to return.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from voiceagent.audio import Audio, concat, write_wav
+from voiceagent.config import AudioConfig
+from voiceagent.sound import devices
+
+
+class SoundPlayer:
+    """The Player port on the configured output device."""
+
+    def __init__(self, config: AudioConfig) -> None:
+        self._device_spec = config.output_device
+        self._stopping = threading.Event()
+
+    def play(self, audio: Audio) -> None:
+        """Play `audio`, returning when it has been heard or `stop()` was called."""
+        self._stopping.clear()
+        if len(audio.samples) == 0:
+            return
+        sd = devices.sounddevice()
+        device = devices.resolve(self._device_spec, "output")
+        done = threading.Event()
+        try:
+            stream, samples = self._open(sd, device, audio, done)
+        except sd.PortAudioError:
+            # The device refuses this rate or mono: use its own rate and channel count.
+            audio = audio.resampled(int(device.default_rate))
+            with devices.portaudio_errors(f"opening speaker {device.name!r}"):
+                stream, samples = self._open(sd, device, audio, done,
+                                             channels=min(2, device.outputs))
+        with devices.portaudio_errors(f"playing on {device.name!r}"):
+            stream.start()
+            while not done.wait(0.02):
+                if self._stopping.is_set():
+                    stream.abort()
+                    break
+            stream.close()
+
+    def stop(self) -> None:
+        """Silence the current clip at once; safe from any thread."""
+        self._stopping.set()
+
+    def _open(self, sd: Any, device: devices.Device, audio: Audio, done: threading.Event,
+              channels: int = 1) -> tuple[Any, np.ndarray]:
+        samples = np.repeat(audio.samples[:, None], channels, axis=1)
+        position = 0
+
+        def callback(outdata: np.ndarray, frames: int, time_info: Any, status: Any) -> None:
+            nonlocal position
+            chunk = samples[position:position + frames]
+            outdata[:len(chunk)] = chunk
+            outdata[len(chunk):] = 0
+            position += frames
+            if self._stopping.is_set():
+                raise sd.CallbackAbort
+            if position >= len(samples):
+                raise sd.CallbackStop
+
+        stream = sd.OutputStream(samplerate=audio.rate, channels=channels, dtype="float32",
+                                 device=device.index, callback=callback,
+                                 finished_callback=done.set)
+        return stream, samples
+
+
+class WavFilePlayer:
+    """Collects everything played into one WAV file (rewritten after each clip)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.clips: list[Audio] = []
+
+    def play(self, audio: Audio) -> None:
+        self.clips.append(audio)
+        write_wav(self.path, concat(self.clips))
+
+    def stop(self) -> None:
+        """Nothing is playing in real time, so there is nothing to interrupt."""
+
+
+class NullPlayer:
+    """Plays nothing (text-only runs, benchmarks)."""
+
+    def play(self, audio: Audio) -> None:
+        pass
+
+    def stop(self) -> None:
+        pass

@@ -1,0 +1,108 @@
+"""End-of-speech detection on a live stream, with the Silero VAD shipped inside faster-whisper.
+
+The microphone delivers 512-sample blocks at 16 kHz (~32 ms); `SileroVAD` scores each block
+while keeping the model's recurrent state, and `Endpointer` turns the scores into "an
+utterance started" / "it ended" decisions with a silence window and a minimum speech length,
+so a cough or a door never becomes a request.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+import numpy as np
+
+from voiceagent.audio import STT_RATE
+
+BLOCK = 512
+"""Samples per VAD block at 16 kHz: what Silero VAD is trained on."""
+BLOCK_MS = BLOCK * 1000 / STT_RATE
+_CONTEXT = 64
+"""Silero v5/v6 sees the last 64 samples of the previous block in front of each block."""
+
+
+class SileroVAD:
+    """Speech probability of consecutive blocks; `reset()` between unrelated streams."""
+
+    def __init__(self) -> None:
+        from faster_whisper.vad import get_vad_model  # heavy: onnxruntime
+
+        self._session = get_vad_model().session
+        self.reset()
+
+    def reset(self) -> None:
+        self._h = np.zeros((1, 1, 128), dtype=np.float32)
+        self._c = np.zeros((1, 1, 128), dtype=np.float32)
+        self._context = np.zeros(_CONTEXT, dtype=np.float32)
+
+    def __call__(self, block: np.ndarray) -> float:
+        """The probability (0..1) that this 512-sample, 16 kHz block holds speech."""
+        block = np.asarray(block, dtype=np.float32).reshape(-1)
+        if len(block) != BLOCK:
+            raise ValueError(f"VAD blocks must be {BLOCK} samples, got {len(block)}")
+        x = np.concatenate([self._context, block])[None, :]
+        out, self._h, self._c = self._session.run(
+            None, {"input": x, "h": self._h, "c": self._c}
+        )
+        self._context = block[-_CONTEXT:]
+        return float(np.ravel(out)[0])
+
+
+class Event(Enum):
+    """What one block changed."""
+
+    NONE = "none"
+    STARTED = "started"
+    """Enough speech was heard: this is an utterance (not noise)."""
+    ENDED = "ended"
+    """The utterance ended: silence for the whole window after speech."""
+    DISCARDED = "discarded"
+    """A short sound that never reached the minimum speech length; forget it."""
+
+
+@dataclass
+class Endpointer:
+    """Turns per-block speech probabilities into utterance start and end decisions."""
+
+    threshold: float = 0.5
+    """Probability from which a block counts as speech."""
+    silence_ms: int = 700
+    """This much silence after speech ends the utterance."""
+    min_speech_ms: int = 250
+    """Less speech than this in total is noise."""
+
+    def __post_init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self.speech_ms = 0.0
+        """Speech heard so far in the current candidate utterance."""
+        self.silent_ms = 0.0
+        """Silence since the last speech block."""
+        self.started = False
+        """True once the candidate counts as an utterance."""
+
+    @property
+    def hearing(self) -> bool:
+        """Some speech has been heard and not yet discarded or ended."""
+        return self.speech_ms > 0
+
+    def push(self, probability: float) -> Event:
+        # Hysteresis as in Silero's own iterator: leaving speech needs a lower score.
+        if probability >= self.threshold or (self.hearing and probability >= self.threshold - 0.15
+                                            and self.silent_ms == 0):
+            self.speech_ms += BLOCK_MS
+            self.silent_ms = 0.0
+            if not self.started and self.speech_ms >= self.min_speech_ms:
+                self.started = True
+                return Event.STARTED
+            return Event.NONE
+        if not self.hearing:
+            return Event.NONE
+        self.silent_ms += BLOCK_MS
+        if self.silent_ms < self.silence_ms:
+            return Event.NONE
+        event = Event.ENDED if self.started else Event.DISCARDED
+        self.reset()
+        return event
