@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from voiceagent.agent.events import Event, Events, Recording
-from voiceagent.agent.loop import Agent
+from voiceagent.agent.loop import Agent, TurnResult
 from voiceagent.agent.messages import Message
-from voiceagent.agent.session import SessionStore
+from voiceagent.agent.session import SessionStore, bound
 from voiceagent.audio import Audio
 from voiceagent.ports import Player, Synthesizer, Transcriber
 from voiceagent.speaking import SpeechOutput
@@ -145,7 +145,7 @@ class Assistant:
             timings=timings_from(recording.events),
         )
 
-    def _run_agent(self, text: str) -> Any:
+    def _run_agent(self, text: str) -> TurnResult:
         speech = SpeechOutput(self.synthesizer, self.player, self.events)
         self._speech = speech
         try:
@@ -164,7 +164,7 @@ class Assistant:
             self._reset_requested = False
             self.history = []
         else:
-            self.history = self.session.trimmed(self.history + list(new_messages))
+            self.history = bound(self.history + list(new_messages), self.session.max_turns)
         self.session.save(self.history)
 
 

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from voiceagent.assistant import Assistant, TurnOutcome
 from voiceagent.audio import Audio
 from voiceagent.errors import VoiceAgentError
-from voiceagent.ports import Recorder
+from voiceagent.ports import ContinuousListener, Recorder
 from voiceagent.triggers import KeySource
 from voiceagent.view import TerminalView
 
@@ -130,35 +130,44 @@ class KeyedFrontEnd:
 class KioskFrontEnd:
     """Always listening (VAD), half-duplex, optional wake phrase; never dies."""
 
-    def __init__(self, assistant: Assistant, recorder: Recorder, *, wake_phrase: str = "") -> None:
+    def __init__(
+        self, assistant: Assistant, listener: ContinuousListener, *, wake_phrase: str = "",
+        half_duplex: bool = True,
+    ) -> None:
         self._assistant = assistant
-        self._recorder = recorder
+        self._listener = listener
         self._wake_phrase = wake_phrase
+        self._half_duplex = half_duplex
 
     def run(self, stop: threading.Event) -> None:
         failures = 0
         while not stop.is_set():
             try:
-                audio = self._recorder.record(stop)
-                if stop.is_set():
-                    break
-                if audio.seconds == 0:
-                    continue
-                self._assistant.answer_audio(
-                    audio, speech_end=time.monotonic(), wake_phrase=self._wake_phrase
-                )
-                failures = 0
+                for audio in self._listener.utterances(stop):
+                    self._answer(audio)
+                    failures = 0
             except Exception as exc:  # the kiosk must keep serving whatever one turn did
                 failures += 1
                 delay = min(30.0, 2.0 ** (failures - 1))
-                log.error("turn failed (%s); retrying in %.0f s", exc, delay,
+                log.error("turn failed (%s); listening again in %.0f s", exc, delay,
                           exc_info=not isinstance(exc, VoiceAgentError))
                 self._apologise()
                 stop.wait(delay)
 
+    def _answer(self, audio: Audio) -> None:
+        speech_end = time.monotonic()
+        if not self._half_duplex:
+            self._assistant.answer_audio(audio, speech_end=speech_end,
+                                         wake_phrase=self._wake_phrase)
+            return
+        with self._listener.paused():  # never hear, and answer, itself
+            self._assistant.answer_audio(audio, speech_end=speech_end,
+                                         wake_phrase=self._wake_phrase)
+
     def _apologise(self) -> None:
         try:
-            self._assistant.announce("Sorry, something went wrong. Please try again.")
+            with self._listener.paused():
+                self._assistant.announce("Sorry, something went wrong. Please try again.")
         except Exception as exc:  # no speaker either: the log line above is all we can do
             log.error("could not speak the apology: %s", exc)
 

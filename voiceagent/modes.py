@@ -77,8 +77,10 @@ def _run_once(config: Config, *, mode: str, keys: str | None, verbose: bool,
         watcher.start()
         log.info("voiceagent %s mode ready (config: %s)", mode, config.source)
         if mode == "kiosk":
-            KioskFrontEnd(assistant, recorder, wake_phrase=config.trigger.wake_phrase).run(stop)
+            KioskFrontEnd(assistant, recorder, wake_phrase=config.trigger.wake_phrase,
+                          half_duplex=config.audio.half_duplex).run(stop)
             return
+        recorder.open()  # one stream kept open: no device start-up lost at each key press
         source = _key_source(config, mode, keys)
         stack.callback(source.close)
         chime = _chime(config, player)

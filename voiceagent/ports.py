@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from typing import Protocol
 
 from voiceagent.agent.messages import Message, Reply, ToolSpec
@@ -48,6 +49,18 @@ class Recorder(Protocol):
 
     def record(self, stop: threading.Event | None = None) -> Audio:
         """Record until end of speech (VAD) or until `stop` is set (key release)."""
+        ...
+
+
+class ContinuousListener(Protocol):
+    """An always-open microphone cut into utterances by voice activity (the kiosk)."""
+
+    def utterances(self, stop: threading.Event) -> Iterator[Audio]:
+        """Each utterance as it ends, until `stop` is set; silence and noise are skipped."""
+        ...
+
+    def paused(self) -> AbstractContextManager[None]:
+        """Ignore the microphone inside the block (half duplex while speaking)."""
         ...
 
 

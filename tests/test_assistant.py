@@ -1,0 +1,134 @@
+"""The assistant's turn with fakes: streaming order, sessions, barge-in, silence, wake phrase."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from voiceagent.agent.events import Events, Recording
+from voiceagent.agent.loop import Agent
+from voiceagent.agent.session import SessionStore
+from voiceagent.agent.tools import ToolRegistry, tool
+from voiceagent.assistant import Assistant, strip_wake_phrase
+from voiceagent.audio import Audio
+from voiceagent.config import AgentConfig
+from voiceagent.testing import (
+    FakeSynthesizer,
+    FakeTranscriber,
+    RecordingPlayer,
+    ScriptedChatModel,
+    calls,
+)
+
+
+@tool
+def get_time() -> str:
+    """Tell the current time."""
+    return "It is 7:30 in the evening."
+
+
+def make(tmp_path: Path, model: ScriptedChatModel, transcriber: FakeTranscriber | None = None):
+    events = Events()
+    recording = Recording()
+    events.subscribe(recording)
+    synthesizer, player = FakeSynthesizer(), RecordingPlayer()
+    session = SessionStore(tmp_path / "s.jsonl", max_turns=5)
+    agent = Agent(model, ToolRegistry([get_time]), AgentConfig(), events)
+    assistant = Assistant(agent=agent, session=session, synthesizer=synthesizer, player=player,
+                          events=events, transcriber=transcriber)
+    return assistant, recording, synthesizer, player, session
+
+
+def test_first_sentence_plays_before_the_model_finishes(tmp_path: Path) -> None:
+    model = ScriptedChatModel().enqueue(
+        "Sure thing. The sky is blue because of scattering. That is all.",
+        deltas=["Sure thing. ", "The sky is blue ", "because of scattering. ", "That is all."],
+        pace=0.3,
+    )
+    assistant, recording, synthesizer, player, _ = make(tmp_path, model)
+    outcome = assistant.answer_text("why is the sky blue")
+    types = [e.type for e in recording.events]
+    assert types.index("audio_start") < types.index("reply")  # spoke while the model wrote
+    assert synthesizer.texts == ["Sure thing.", "The sky is blue because of scattering.",
+                                 "That is all."]
+    assert len(player.played) == 3
+    assert outcome.stop == "done"
+    assert outcome.timings["first_audio"] < outcome.timings["answer_done"]
+    model.assert_consumed()
+
+
+def test_text_before_a_tool_call_is_spoken_and_speech_resumes_after(tmp_path: Path) -> None:
+    model = ScriptedChatModel()
+    model.enqueue(calls(("get_time", {}), text="Let me check."))
+    model.enqueue("It's half past seven.")
+    assistant, _, synthesizer, _, session = make(tmp_path, model)
+    outcome = assistant.answer_text("what time is it")
+    assert synthesizer.texts == ["Let me check.", "It's half past seven."]
+    assert outcome.tool_calls[0]["name"] == "get_time"
+    assert [m.role for m in session.load()] == ["user", "assistant", "tool", "assistant"]
+
+
+def test_history_carries_over_and_is_saved_each_turn(tmp_path: Path) -> None:
+    model = ScriptedChatModel().enqueue("Hello!").enqueue("You said hi.")
+    assistant, _, _, _, session = make(tmp_path, model)
+    assistant.answer_text("hi")
+    assert len(session.load()) == 2
+    assistant.answer_text("what did I say")
+    assert [m.text for m in model.requests[1].messages][-3:] == ["hi", "Hello!", "what did I say"]
+    assert len(session.load()) == 4
+
+
+def test_reset_request_forgets_the_conversation_at_the_end_of_the_turn(tmp_path: Path) -> None:
+    model = ScriptedChatModel().enqueue("Hello!").enqueue("Done, I forgot it.")
+    assistant, _, _, _, session = make(tmp_path, model)
+    assistant.answer_text("hi")
+    assistant.request_reset()
+    assistant.answer_text("forget this conversation")
+    assert session.load() == [] and assistant.history == []
+
+
+def test_silence_never_reaches_the_model(tmp_path: Path) -> None:
+    model = ScriptedChatModel()
+    assistant, _, _, _, session = make(tmp_path, model, FakeTranscriber(""))
+    outcome = assistant.answer_audio(Audio.silence(1.0))
+    assert outcome.stop == "empty" and model.requests == []
+    assert session.load() == []
+
+
+def test_wake_phrase_filters_utterances(tmp_path: Path) -> None:
+    model = ScriptedChatModel().enqueue("It is sunny.")
+    transcriber = FakeTranscriber("what a day", "Computer, how is the weather?")
+    assistant, _, _, _, _ = make(tmp_path, model, transcriber)
+    ignored = assistant.answer_audio(Audio.silence(1.0), wake_phrase="computer")
+    answered = assistant.answer_audio(Audio.silence(1.0), wake_phrase="computer")
+    assert ignored.stop == "not_addressed"
+    assert answered.answer == "It is sunny."
+    assert model.requests[0].messages[-1].text == "how is the weather?"
+
+
+def test_strip_wake_phrase_allows_a_leading_filler_word() -> None:
+    assert strip_wake_phrase("Hey computer, set a timer.", "computer") == "set a timer."
+    assert strip_wake_phrase("OK Jarvis what time is it", "ok jarvis") == "what time is it"
+    assert strip_wake_phrase("what time is it computer", "computer") == ""
+
+
+def test_barge_in_stops_speech_and_keeps_the_session_valid(tmp_path: Path) -> None:
+    long_answer = " ".join(f"This is sentence number {i}." for i in range(20))
+    pieces = [w + " " for w in long_answer.split(" ")]
+    model = ScriptedChatModel().enqueue(long_answer, deltas=pieces, pace=0.02)
+    assistant, recording, _, player, session = make(tmp_path, model)
+    player_started = threading.Event()
+    original_play = player.play
+
+    def play(audio: Audio) -> None:
+        player_started.set()
+        original_play(audio)
+
+    player.play = play  # type: ignore[method-assign]
+    threading.Thread(target=lambda: (player_started.wait(5), assistant.interrupt()),
+                     daemon=True).start()
+    outcome = assistant.answer_text("tell me a long story")
+    assert outcome.stop == "cancelled"
+    assert len(player.played) < 20
+    messages = session.load()
+    assert messages[0].text == "tell me a long story" and messages[-1].role == "assistant"
