@@ -5,6 +5,7 @@
 - FakeLLMServer: a real HTTP server on loopback (threads, a real socket) answering with scripted
   OpenAI-shape or Anthropic-shape responses, streamed or not, or with faults (HTTP errors,
   stalls for timeouts, streams cut off mid-reply); it records every request.
+- FakeSynthesizer and RecordingPlayer: speech output without piper or a sound card.
 """
 
 from __future__ import annotations
@@ -12,13 +13,17 @@ from __future__ import annotations
 import json
 import socket
 import threading
+import time
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+import numpy as np
+
 from voiceagent.agent.messages import Message, Reply, ToolCall, ToolSpec
+from voiceagent.audio import Audio
 
 # --- a scripted chat model -------------------------------------------------------------------
 
@@ -37,6 +42,7 @@ class _Scripted:
     reply: Reply | BaseException
     deltas: tuple[str, ...]
     during: Callable[[], None] | None
+    pace: float
 
 
 class ScriptedChatModel:
@@ -52,17 +58,19 @@ class ScriptedChatModel:
         *,
         deltas: Sequence[str] | None = None,
         during: Callable[[], None] | None = None,
+        pace: float = 0.0,
     ) -> ScriptedChatModel:
         """Queue one reply: a Reply, a plain text answer, or an exception to raise.
 
         `deltas` are the text pieces streamed to on_text (default: the whole text at once);
-        `during` runs after the first piece, e.g. to set the cancel event mid-stream.
+        `during` runs after the first piece, e.g. to set the cancel event mid-stream;
+        `pace` is the pause in seconds before each further piece (a slow model).
         """
         if isinstance(reply, str):
             reply = Reply(reply)
         if deltas is None:
             deltas = (reply.text,) if isinstance(reply, Reply) and reply.text else ()
-        self._queue.append(_Scripted(reply, tuple(deltas), during))
+        self._queue.append(_Scripted(reply, tuple(deltas), during, pace))
         return self
 
     def complete(
@@ -81,6 +89,8 @@ class ScriptedChatModel:
         scripted = self._queue.popleft()
         said: list[str] = []
         for i, delta in enumerate(scripted.deltas):
+            if i and scripted.pace:
+                time.sleep(scripted.pace)
             if cancel is not None and cancel.is_set():
                 return Reply("".join(said))
             if on_text is not None:
@@ -348,3 +358,48 @@ def anthropic_stream(
         "usage": {"output_tokens": usage[1]}}))
     events.append(ev("message_stop", {}))
     return Response(events=events, drop_after=drop_after)
+
+
+# --- speech fakes: a synthesizer and a player that keep what they were given --------------------
+
+
+class FakeSynthesizer:
+    """A Synthesizer making one short tone clip per sentence; `texts` keeps what it was asked."""
+
+    def __init__(self, seconds: float = 0.05, rate: int = 22050) -> None:
+        self.seconds = seconds
+        self.rate = rate
+        self.texts: list[str] = []
+
+    def synthesize(self, text: str) -> Iterator[Audio]:
+        self.texts.append(text)
+        n = int(self.seconds * self.rate)
+        yield Audio(np.full(n, 0.1, dtype=np.float32), self.rate)
+
+
+class RecordingPlayer:
+    """A Player that keeps every clip and takes real time to "play" it (so stop() matters)."""
+
+    def __init__(self) -> None:
+        self.played: list[Audio] = []
+        self._stop = threading.Event()
+
+    def play(self, audio: Audio) -> None:
+        self._stop.clear()
+        self.played.append(audio)
+        self._stop.wait(audio.seconds)
+
+    def stop(self) -> None:
+        self._stop.set()
+
+
+class FakeTranscriber:
+    """A Transcriber answering from a list of transcripts, one per call."""
+
+    def __init__(self, *texts: str) -> None:
+        self.texts = list(texts)
+        self.heard: list[Audio] = []
+
+    def transcribe(self, audio: Audio) -> str:
+        self.heard.append(audio)
+        return self.texts.pop(0)
