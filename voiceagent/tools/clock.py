@@ -94,8 +94,6 @@ def find_zone(place: str) -> zoneinfo.ZoneInfo:
     if key in places:
         return zoneinfo.ZoneInfo(places[key])
     close = difflib.get_close_matches(key, places, n=3, cutoff=0.8)
-    if len(close) == 1 or (close and places[close[0]] == places[close[-1]]):
-        return zoneinfo.ZoneInfo(places[close[0]])
     suggest = f" Did you mean {', '.join(close)}?" if close else ""
     raise ToolError(f"I don't know the time zone of {place!r}.{suggest} {ZONE_HINT}")
 

@@ -95,8 +95,8 @@ def spoken_duration(seconds: float) -> str:
 def parse_clock_time(text: str) -> tuple[int, int, str | None]:
     """(hour, minute, 'am'|'pm'|None) from "7:30", "7:30 pm", "at 7", "seven thirty", "noon"."""
     t = text.lower().strip()
-    t = re.sub(r"\b(a\.m\.|a\.m|am)\b", " am", t)
-    t = re.sub(r"\b(p\.m\.|p\.m|pm)\b", " pm", t)
+    t = re.sub(r"\b(?:a\.m\.?|am)(?!\w)", " am", t)
+    t = re.sub(r"\b(?:p\.m\.?|pm)(?!\w)", " pm", t)
     t = re.sub(r"\b(?:at|for|o'?clock|oclock|in the)\b", " ", t)
     t = t.replace("morning", "am").replace("evening", "pm").replace("afternoon", "pm")
     t = t.replace("tonight", "pm").replace("night", "pm")

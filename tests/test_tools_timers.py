@@ -1,0 +1,163 @@
+"""Timers and alarms: spoken durations and times, announcing while idle, surviving restarts."""
+
+import threading
+import time
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from voiceagent.errors import ToolError
+from voiceagent.tools.timers import Timers, alarm_due, make_tools
+from voiceagent.tools.words import numbers_in, parse_clock_time, parse_duration
+
+UTC = ZoneInfo("UTC")
+
+
+class Announcer:
+    """Collects announcements; `wait(n)` blocks until n have arrived (or fails)."""
+
+    def __init__(self):
+        self.texts: list[str] = []
+        self._cond = threading.Condition()
+
+    def __call__(self, text: str) -> None:
+        with self._cond:
+            self.texts.append(text)
+            self._cond.notify_all()
+
+    def wait(self, count: int = 1) -> list[str]:
+        with self._cond:
+            assert self._cond.wait_for(lambda: len(self.texts) >= count, timeout=10), self.texts
+            return list(self.texts)
+
+
+@pytest.fixture
+def timers(tmp_path):
+    announcer = Announcer()
+    store = Timers(tmp_path / "timers.json", announcer, "UTC")
+    store.announcer = announcer
+    yield store
+    store.close()
+
+
+def tools(store):
+    return {t.name: t for t in make_tools(store)}
+
+
+@pytest.mark.parametrize("spoken, seconds", [
+    ("5 minutes", 300), ("five minutes", 300), ("90 seconds", 90), ("1 hour 30 minutes", 5400),
+    ("an hour and a half", 5400), ("half an hour", 1800), ("1.5 hours", 5400), ("10 min", 600),
+    ("twenty-five minutes", 1500), ("a quarter of an hour", 900), ("5", 300),
+    ("three minutes and 20 seconds", 200), ("2 hrs", 7200),
+])
+def test_durations_in_words_and_digits(spoken, seconds):
+    assert parse_duration(spoken) == seconds
+
+
+@pytest.mark.parametrize("spoken, expected", [
+    ("7:30", (7, 30, None)), ("7:30 pm", (7, 30, "pm")), ("at 7", (7, 0, None)),
+    ("7 a.m.", (7, 0, "am")), ("19:45", (19, 45, None)), ("seven thirty", (7, 30, None)),
+    ("seven forty five pm", (7, 45, "pm")), ("noon", (12, 0, None)),
+    ("6 in the morning", (6, 0, "am")), ("ten pm", (10, 0, "pm")), ("seven oh five", (7, 5, None)),
+])
+def test_clock_times_in_words_and_digits(spoken, expected):
+    assert parse_clock_time(spoken) == expected
+
+
+def test_number_words():
+    assert numbers_in("twenty five apples") == "25 apples"
+    assert numbers_in("one hundred and five") == "105"
+    assert numbers_in("twelve fifty") == "1250"
+    assert numbers_in("two point five") == "2.5"
+
+
+def test_unreadable_inputs_say_how_to_phrase_them():
+    with pytest.raises(ToolError, match="5 minutes"):
+        parse_duration("soonish")
+    with pytest.raises(ToolError, match="7:30 pm"):
+        parse_clock_time("banana")
+    with pytest.raises(ToolError, match="not a valid time"):
+        parse_clock_time("13 pm")
+
+
+def _at(text: str) -> float:
+    return datetime.fromisoformat(text).replace(tzinfo=UTC).timestamp()
+
+
+def test_alarm_picks_the_next_matching_time():
+    evening = _at("2026-01-05 21:00")
+    assert alarm_due("7:30", UTC, evening) == _at("2026-01-06 07:30")
+    assert alarm_due("7:30 pm", UTC, evening) == _at("2026-01-06 19:30")
+    afternoon = _at("2026-01-05 14:00")
+    assert alarm_due("7:30", UTC, afternoon) == _at("2026-01-05 19:30")
+    assert alarm_due("7:30 am", UTC, afternoon) == _at("2026-01-06 07:30")
+    assert alarm_due("noon", UTC, afternoon) == _at("2026-01-06 12:00")
+
+
+def test_timer_fires_while_idle_and_is_announced(timers):
+    t = tools(timers)
+    assert t["set_timer"](duration="1 second", label="the pasta timer") == (
+        "Started a 1 second pasta timer.")
+    assert timers.announcer.wait() == ["Your 1 second pasta timer is done."]
+    assert t["list_timers"]() == "No timers or alarms are set."
+
+
+def test_set_list_and_cancel(timers):
+    t = tools(timers)
+    t["set_timer"](duration="five minutes", label="eggs")
+    t["set_timer"](duration="10 minutes")
+    assert t["set_alarm"](time="7:30 am", label="wake up").startswith("Alarm set for 7:30 AM")
+    listing = t["list_timers"]()
+    assert listing.startswith("3 set: 5 minute eggs timer, ")
+    assert "wake up alarm at 7:30 AM" in listing
+    with pytest.raises(ToolError, match="which one.*eggs timer"):
+        t["cancel_timer"](which="")  # three are set: the model must say which
+    assert t["cancel_timer"](which="Eggs") == "Cancelled the 5 minute eggs timer."
+    assert t["cancel_timer"](which="the timer") == "Cancelled the 10 minute timer."
+    assert t["cancel_timer"](which="all") == "Cancelled the wake up alarm."
+    with pytest.raises(ToolError, match="nothing to cancel"):
+        t["cancel_timer"](which="all")
+
+
+def test_alarm_in_a_relative_time_and_bad_lengths(timers):
+    t = tools(timers)
+    assert t["set_alarm"](time="in 10 minutes").startswith("Alarm set for ")
+    with pytest.raises(ToolError, match="between 1 second and 7 days"):
+        t["set_timer"](duration="30 days")
+
+
+def test_restart_keeps_timers(tmp_path):
+    path = tmp_path / "timers.json"
+    first = Timers(path, Announcer())
+    tools(first)["set_timer"](duration="1 hour", label="bread")
+    first.close()
+    second = Timers(path, Announcer())
+    try:
+        assert tools(second)["list_timers"]().startswith("1 set: 1 hour bread timer, ")
+    finally:
+        second.close()
+
+
+def test_timer_due_while_not_running_is_announced_at_start(tmp_path):
+    path = tmp_path / "timers.json"
+    first = Timers(path, Announcer(), clock=lambda: time.time() - 7200)
+    tools(first)["set_timer"](duration="1 hour", label="laundry")
+    first.close()  # its clock is two hours behind: the timer is not yet due for it
+    announcer = Announcer()
+    second = Timers(path, announcer)
+    try:
+        assert announcer.wait() == ["Your 1 hour laundry timer went off while I was not running."]
+    finally:
+        second.close()
+
+
+def test_corrupt_timers_file_is_moved_aside(tmp_path):
+    path = tmp_path / "timers.json"
+    path.write_text("{not json")
+    store = Timers(path, Announcer())
+    try:
+        assert store.pending() == []
+        assert (tmp_path / "timers.corrupt").read_text() == "{not json"
+    finally:
+        store.close()
