@@ -1,0 +1,72 @@
+"""Lists and notes: plain files, forgiving list names, instructive errors."""
+
+import pytest
+
+from voiceagent.agent.messages import ToolCall
+from voiceagent.agent.tools import ToolRegistry
+from voiceagent.errors import ToolError
+from voiceagent.tools.lists import make_tools, split_items
+
+ALIASES = {"groceries": "shopping", "todo": "to-do"}
+
+
+@pytest.fixture
+def t(tmp_path):
+    tools, _ = make_tools(tmp_path, ALIASES)
+    return {tool.name: tool for tool in tools}
+
+
+def test_add_and_read_across_phrasings(t, tmp_path):
+    assert t["add_to_list"](list_name="my Shopping List", items="apples") == (
+        "Added apples to your new shopping list.")
+    assert t["add_to_list"](list_name="groceries", items="eggs, milk and bread") == (
+        "Added eggs, milk and bread to your shopping list.")
+    assert t["read_list"](list_name="shopping list") == (
+        "Your shopping list has 4 items: apples, eggs, milk and bread.")
+    assert (tmp_path / "lists" / "shopping.txt").read_text() == "apples\neggs\nmilk\nbread\n"
+
+
+def test_duplicates_are_not_added_twice(t):
+    t["add_to_list"](list_name="shopping", items="apples")
+    assert t["add_to_list"](list_name="shopping", items="Apple") == (
+        "apple is already on your shopping list.")
+
+
+def test_to_do_list_names(t):
+    t["add_to_list"](list_name="to do list", items="call the dentist")
+    assert t["read_list"](list_name="todo") == "Your to-do list has 1 item: call the dentist."
+    assert t["read_list"](list_name="") == "Your lists: to-do."
+
+
+def test_remove_and_clear(t):
+    t["add_to_list"](list_name="shopping", items="apples, eggs and milk")
+    assert t["remove_from_list"](list_name="shopping", items="apple and cheese") == (
+        "Removed apples from your shopping list. cheese was not on it.")
+    with pytest.raises(ToolError, match="cheese is not on the shopping list; it has eggs and milk"):
+        t["remove_from_list"](list_name="shopping", items="cheese")
+    assert t["clear_list"](list_name="shopping") == "Your shopping list is now empty."
+    assert t["read_list"](list_name="shopping") == "Your shopping list is empty."
+
+
+def test_unknown_list_names_the_existing_lists(t):
+    t["add_to_list"](list_name="shopping", items="apples")
+    t["add_to_list"](list_name="todo", items="taxes")
+    with pytest.raises(ToolError, match="no 'work' list. Your lists: shopping, to-do"):
+        t["read_list"](list_name="work list")
+    registry = ToolRegistry(t.values())
+    text, is_error = registry.run(ToolCall("1", "clear_list", {"list_name": "work"}))
+    assert is_error and "shopping, to-do" in text
+
+
+def test_notes(t, tmp_path):
+    assert t["read_notes"]() == "You have no notes."
+    assert t["add_note"](text="the wifi password is on the fridge") == "Noted."
+    t["add_note"](text="buy a birthday card")
+    assert t["read_notes"]() == (
+        "Your notes: buy a birthday card; the wifi password is on the fridge.")
+    assert "| the wifi password" in (tmp_path / "notes.txt").read_text()
+
+
+def test_split_items():
+    assert split_items("some eggs, a loaf of bread & the milk.") == [
+        "eggs", "loaf of bread", "milk"]
