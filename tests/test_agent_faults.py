@@ -1,0 +1,211 @@
+"""Every fault of the agent core, end to end over a real loopback HTTP server, for both wire
+formats: each ends in a sensible answer or a clear message, and a valid session file."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from voiceagent.agent.events import Events, Recording, TraceFile
+from voiceagent.agent.loop import CANCELLED, CAP_SENTENCES, Agent, TurnResult
+from voiceagent.agent.session import SessionStore
+from voiceagent.agent.tools import ToolRegistry, tool
+from voiceagent.agent.wire_anthropic import AnthropicChat
+from voiceagent.agent.wire_openai import OpenAIChat
+from voiceagent.config import AgentConfig
+from voiceagent.testing import (
+    FakeLLMServer,
+    Response,
+    anthropic_stream,
+    error_response,
+    openai_stream,
+    unused_url,
+)
+
+CANCEL = threading.Event()
+KEY = "sk-test-DO-NOT-LEAK-7f3a9c"
+
+
+@tool
+def get_time() -> str:
+    """The current time."""
+    return "12:30"
+
+
+@tool
+def add(a: int, b: int) -> int:
+    """Add two numbers."""
+    return a + b
+
+
+@tool
+def slow_job() -> str:
+    """A tool during which the user cancels."""
+    CANCEL.set()
+    return "job done"
+
+
+@dataclasses.dataclass
+class Wire:
+    name: str
+    stream: Callable[..., Response]
+    make: Callable[..., object]
+
+
+WIRES = [
+    Wire("openai", openai_stream, OpenAIChat),
+    Wire("anthropic", anthropic_stream, AnthropicChat),
+]
+
+
+@pytest.fixture(params=WIRES, ids=lambda w: w.name)
+def wire(request) -> Wire:
+    return request.param
+
+
+@pytest.fixture
+def server() -> Iterator[FakeLLMServer]:
+    CANCEL.clear()
+    with FakeLLMServer() as s:
+        yield s
+
+
+def turn(wire: Wire, url: str, tmp_path: Path, text: str = "hi", *, timeout_s: float = 5.0,
+         max_steps: int = 6) -> tuple[TurnResult, Recording]:
+    """One turn through the real adapter; the session is saved and read back as valid."""
+    model = wire.make(url, "fake-model", api_key=KEY, timeout_s=timeout_s)
+    events = Events()
+    rec = Recording()
+    events.subscribe(rec)
+    trace = TraceFile(tmp_path / "trace.jsonl")
+    events.subscribe(trace)
+    config = dataclasses.replace(AgentConfig(), max_steps=max_steps)
+    agent = Agent(model, ToolRegistry([get_time, add, slow_job]), config, events)
+    try:
+        result = agent.run_turn([], text, on_text=lambda t: None, cancel=CANCEL)
+    finally:
+        trace.close()
+        model.close()
+    store = SessionStore(tmp_path / "session.jsonl", max_turns=10)
+    store.save(result.messages)
+    assert store.load() == result.messages
+    return result, rec
+
+
+def test_several_calls_in_one_reply(wire, server, tmp_path):
+    server.script(
+        wire.stream(calls=[("id1", "get_time", "{}"), ("id2", "add", '{"a": 2, "b": 40}')]),
+        wire.stream("It is 12:30 and 42."),
+    )
+    result, _ = turn(wire, server.url, tmp_path)
+    assert result.stop == "done" and result.answer == "It is 12:30 and 42."
+    assert [(c.id, text) for c, text, _ in result.tool_calls] == [("id1", "12:30"), ("id2", "42")]
+    server.assert_consumed()
+
+
+@pytest.mark.parametrize(
+    ("call", "expected"),
+    [
+        (("id1", "add", '{"a": 2, "b":'), "not valid JSON"),
+        (("id1", "get_weather", "{}"), "no tool named 'get_weather'"),
+        (("id1", "add", '{"a": "two", "b": 3}'), "parameter 'a'"),
+    ],
+    ids=["malformed-json", "unknown-tool", "schema-violation"],
+)
+def test_bad_calls_are_told_to_the_model(wire, server, tmp_path, call, expected):
+    server.script(wire.stream(calls=[call]), wire.stream("Sorry, I could not do that."))
+    result, _ = turn(wire, server.url, tmp_path)
+    assert result.stop == "done"
+    assert expected in result.tool_calls[0][1]
+    assert expected in str(server.requests[1].body["messages"])  # the model got the error
+    server.assert_consumed()
+
+
+def test_http_500_is_retried_then_answered(wire, server, tmp_path):
+    server.script(error_response(500, "out of memory"), wire.stream("Hello."))
+    result, rec = turn(wire, server.url, tmp_path)
+    assert result.answer == "Hello."
+    assert "HTTP 500: out of memory" in rec.first("error").fields["message"]
+
+
+def test_http_500_twice_is_a_spoken_apology(wire, server, tmp_path):
+    server.script(error_response(500, "boom"), error_response(500, "boom"))
+    result, _ = turn(wire, server.url, tmp_path)
+    assert result.stop == "error" and result.answer.startswith("Sorry")
+    assert "HTTP 500: boom" in str(result.error)
+
+
+def test_a_timeout_is_a_clear_error(wire, server, tmp_path):
+    server.script(Response(stall_s=30), Response(stall_s=30))
+    result, _ = turn(wire, server.url, tmp_path, timeout_s=0.3)
+    assert result.stop == "error" and "did not answer within 0.3 s" in str(result.error)
+
+
+def test_a_dropped_stream_before_any_text_is_retried(wire, server, tmp_path):
+    broken = wire.stream(calls=[("id1", "get_time", "{}")])
+    server.script(dataclasses.replace(broken, drop_after=3), wire.stream("Hi."))
+    result, rec = turn(wire, server.url, tmp_path)
+    assert result.answer == "Hi."
+    assert "dropped" in rec.first("error").fields["message"]
+
+
+def test_a_dropped_stream_after_text_ends_with_an_apology(wire, server, tmp_path):
+    broken = wire.stream("It is twelve thirty in the afternoon", piece=8)
+    server.script(dataclasses.replace(broken, drop_after=5))
+    result, _ = turn(wire, server.url, tmp_path)
+    assert result.stop == "error"
+    assert result.answer.startswith("It is") and result.answer.endswith("failed to answer.")
+    server.assert_consumed()
+
+
+def test_nothing_listening_is_server_down(wire, tmp_path):
+    url = unused_url()
+    result, _ = turn(wire, url, tmp_path)
+    assert result.stop == "error" and type(result.error).__name__ == "ServerDown"
+    assert url in str(result.error)
+
+
+def test_step_cap(wire, server, tmp_path):
+    server.script(*(wire.stream(calls=[(f"id{i}", "add", f'{{"a": {i}, "b": 1}}')])
+                    for i in range(2)))
+    result, rec = turn(wire, server.url, tmp_path, max_steps=2)
+    assert result.stop == "cap" and result.answer == CAP_SENTENCES["steps"]
+    assert rec.first("cap").fields["which"] == "steps"
+    server.assert_consumed()
+
+
+def test_cancellation_mid_tool(wire, server, tmp_path):
+    server.script(wire.stream(calls=[("id1", "slow_job", "{}"), ("id2", "get_time", "{}")]))
+    result, _ = turn(wire, server.url, tmp_path)
+    assert result.stop == "cancelled"
+    assert [t for _, t, _ in result.tool_calls] == ["job done", CANCELLED]
+    server.assert_consumed()
+
+
+def test_the_api_key_never_reaches_a_file(wire, server, tmp_path, caplog):
+    caplog.set_level(logging.DEBUG)
+    log_file = logging.FileHandler(tmp_path / "debug.log")
+    logging.getLogger().addHandler(log_file)
+    try:
+        server.script(
+            wire.stream(calls=[("id1", "get_time", "{}")]),
+            error_response(401, f"invalid key {KEY}"),  # a server echoing the key back
+            error_response(401, f"invalid key {KEY}"),
+        )
+        result, _ = turn(wire, server.url, tmp_path)
+    finally:
+        logging.getLogger().removeHandler(log_file)
+        log_file.close()
+    assert result.stop == "error" and "invalid key ***" in str(result.error)
+    headers = server.requests[0].headers
+    assert KEY in (headers.get("authorization", "") + headers.get("x-api-key", ""))
+    files = list(tmp_path.iterdir())
+    assert {f.name for f in files} >= {"trace.jsonl", "session.jsonl", "debug.log"}
+    for f in files:
+        assert KEY not in f.read_text(), f.name
+    assert KEY not in caplog.text

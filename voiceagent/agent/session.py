@@ -1,0 +1,151 @@
+"""Conversation history that survives restarts: one JSONL file per session.
+
+Written only at turn boundaries and atomically (temp file, fsync, rename), so a crash or a
+kill -9 leaves the previous valid file. A file that does not read back as a valid history is
+moved aside with a warning, never silently dropped. One voiceagent at a time holds a session:
+`lock()` takes an exclusive lock and names the pid of the holder when it is taken.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import logging
+import os
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO
+
+from voiceagent.agent.messages import Message
+from voiceagent.errors import VoiceAgentError
+
+log = logging.getLogger(__name__)
+
+VERSION = 1
+
+
+class SessionStore:
+    """The history of one session in a JSONL file: a header line, then one message a line."""
+
+    def __init__(self, path: Path, max_turns: int) -> None:
+        self.path = Path(path)
+        self.max_turns = max_turns
+        """User turns kept; older ones are dropped at save."""
+        self._lock_file: IO[str] | None = None
+
+    def load(self) -> list[Message]:
+        """The saved history; [] when there is none or it was corrupt (then moved aside)."""
+        try:
+            lines = self.path.read_text(encoding="utf-8").splitlines()
+        except FileNotFoundError:
+            return []
+        try:
+            header = json.loads(lines[0]) if lines else {}
+            if header.get("voiceagent_session") != VERSION:
+                raise ValueError(f"the first line is not a version {VERSION} session header")
+            messages = [Message.from_dict(json.loads(line)) for line in lines[1:] if line]
+            problem = unpaired(messages)
+            if problem:
+                raise ValueError(problem)
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            self._move_aside(exc)
+            return []
+        return messages
+
+    def save(self, messages: Sequence[Message]) -> None:
+        """Replace the file with `messages` (bounded), atomically."""
+        problem = unpaired(messages)
+        if problem:
+            raise ValueError(f"refusing to save a broken history: {problem}")
+        kept = bound(messages, self.max_turns)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        header = {"voiceagent_session": VERSION, "saved": time.strftime("%Y-%m-%dT%H:%M:%S")}
+        lines = [json.dumps(header)] + [json.dumps(m.to_dict(), ensure_ascii=False) for m in kept]
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write("\n".join(lines) + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, self.path)
+        _fsync_dir(self.path.parent)
+
+    def reset(self) -> None:
+        """Forget the conversation."""
+        self.path.unlink(missing_ok=True)
+
+    def acquire(self) -> None:
+        """Take the session's exclusive lock; VoiceAgentError naming the holder's pid if held."""
+        lock_path = self.path.with_name(self.path.name + ".lock")
+        lock_path.parent.mkdir(parents=True, exist_ok=True)
+        f = open(lock_path, "a+", encoding="utf-8")  # noqa: SIM115 (held until release)
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            f.seek(0)
+            pid = f.read().strip() or "unknown"
+            f.close()
+            raise VoiceAgentError(
+                f"another voiceagent (pid {pid}) is using the session {self.path}; stop it "
+                f"first, or use another session name ([session] name)"
+            ) from None
+        f.seek(0)
+        f.truncate()
+        f.write(str(os.getpid()))
+        f.flush()
+        self._lock_file = f
+
+    def release(self) -> None:
+        if self._lock_file is not None:
+            self._lock_file.close()  # closing drops the flock
+            self._lock_file = None
+
+    @contextmanager
+    def lock(self) -> Iterator[SessionStore]:
+        self.acquire()
+        try:
+            yield self
+        finally:
+            self.release()
+
+    def _move_aside(self, exc: Exception) -> None:
+        aside = self.path.with_name(f"{self.path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}")
+        os.replace(self.path, aside)
+        log.warning("session file %s could not be read (%s); moved it to %s and started a new "
+                    "conversation", self.path, exc, aside)
+
+
+def bound(messages: Sequence[Message], max_turns: int) -> list[Message]:
+    """The last `max_turns` user turns; cut only where a user message starts a turn, so a tool
+    call is never separated from its results."""
+    starts = [i for i, m in enumerate(messages) if m.role == "user"]
+    if len(starts) <= max_turns:
+        return list(messages)
+    return list(messages[starts[-max_turns]:])
+
+
+def unpaired(messages: Sequence[Message]) -> str | None:
+    """What breaks the rule "every tool call is followed by exactly its results", or None."""
+    waiting: list[str] = []
+    for i, m in enumerate(messages):
+        if m.role == "tool":
+            if m.call_id not in waiting:
+                return f"message {i} is a result for {m.call_id!r}, which no call is waiting for"
+            waiting.remove(m.call_id)
+            continue
+        if waiting:
+            return f"message {i} comes before the results of call(s) {', '.join(waiting)}"
+        waiting = [c.id for c in m.calls]
+    if waiting:
+        return f"the history ends before the results of call(s) {', '.join(waiting)}"
+    return None
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
