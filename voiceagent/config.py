@@ -158,9 +158,9 @@ class ToolsConfig:
     """[tools]: which tools the model may use."""
 
     enabled: list[str] = _f(
-        ["clock", "timers", "lists", "calculator", "system", "conversation", "files"],
+        ["clock", "timers", "lists", "calculator", "system", "conversation"],
         "built-in tool families: clock, timers, lists, calculator, files, shell, system, "
-        "conversation",
+        "conversation (every tool's schema is in every prompt: enable only what you use)",
     )
     timezone: str = _f("", "IANA zone such as Europe/Berlin; empty = the system's")
     workspace: str = _f("", "folder the file tools are confined to; empty = <data_dir>/workspace")

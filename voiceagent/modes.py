@@ -72,6 +72,7 @@ def _run_once(config: Config, *, mode: str, keys: str | None, verbose: bool,
         assistant = build_assistant(config, stack, mode=mode, player=player, events=events,
                                     synthesizer=synthesizer, approve=approver)
         approver.assistant = assistant
+        threading.Thread(target=assistant.agent.warm_up, name="warm-up", daemon=True).start()
         watcher = threading.Thread(target=_interrupt_on_stop, args=(stop, assistant.interrupt),
                                    daemon=True)
         watcher.start()
