@@ -1,0 +1,369 @@
+"""`voiceagent bench`: the streaming pipeline measured against a sequential baseline.
+
+Both pipelines share the loaded models, the LLM server and the spoken questions. Every turn
+starts from an empty conversation, so both send identical prompts, and which pipeline goes
+first alternates per question, so the server's prompt cache favours neither. Playback keeps
+real-time pace but is discarded: "first audio" is when the first sample would be heard.
+
+streaming:  STT -> LLM text streamed into sentences -> TTS -> playback, all overlapping
+sequential: STT -> the complete LLM reply -> TTS of the whole reply -> playback
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import platform
+import re
+import resource
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from voiceagent.agent.events import Event, Events
+from voiceagent.assistant import Assistant, timings_from
+from voiceagent.audio import Audio, concat, load_audio
+from voiceagent.bench_report import render_table, summarize, typical_pair
+from voiceagent.config import Config
+from voiceagent.errors import VoiceAgentError
+from voiceagent.ports import Synthesizer
+from voiceagent.tools.words import numbers_in
+
+BENCH_MODEL = "qwen2.5-coder-0.5b"
+"""The LLM the bench uses when [llm] model is empty: a few minutes on 2 cores."""
+QUESTIONS_DIR = Path(__file__).resolve().parent.parent / "tests" / "data" / "questions"
+"""The bundled spoken questions (qNN.wav with the expected transcript in qNN.txt)."""
+
+
+@dataclass(frozen=True)
+class Question:
+    """One spoken question and what was said in it."""
+
+    name: str
+    audio: Audio
+    expected: str
+
+
+def load_questions(directory: Path) -> list[Question]:
+    """Every NAME.wav in `directory` with its transcript NAME.txt, in name order."""
+    wavs = sorted(directory.glob("*.wav"))
+    if not wavs:
+        raise VoiceAgentError(f"{directory}: no .wav questions found; --wav-dir takes a folder "
+                              "of WAV files, each with its expected transcript in NAME.txt")
+    questions = []
+    for wav in wavs:
+        txt = wav.with_suffix(".txt")
+        if not txt.is_file():
+            raise VoiceAgentError(f"{txt}: missing; write what is said in {wav.name} into it")
+        questions.append(Question(wav.stem, load_audio(wav), txt.read_text("utf-8").strip()))
+    return questions
+
+
+def words(text: str) -> list[str]:
+    """Lower-case words, punctuation dropped, spoken numbers as digits, so "What is 17 plus
+    25?" and "what is seventeen plus twenty-five" count as the same words."""
+    return re.findall(r"[a-z0-9']+", numbers_in(text.replace("-", " ")).lower())
+
+
+def word_errors(reference: str, hypothesis: str) -> tuple[int, int]:
+    """(substitutions + deletions + insertions, reference words): Levenshtein over words."""
+    ref, hyp = words(reference), words(hypothesis)
+    row = list(range(len(hyp) + 1))
+    for i, r in enumerate(ref, 1):
+        previous, row[0] = row[0], i
+        for j, h in enumerate(hyp, 1):
+            previous, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, previous + (r != h))
+    return row[-1], len(ref)
+
+
+def word_error_rate(reference: str, hypothesis: str) -> float:
+    errors, total = word_errors(reference, hypothesis)
+    return errors / total if total else float(errors > 0)
+
+
+class StageLog:
+    """Start and end (monotonic seconds) of each synthesis and playback in the current turn."""
+
+    def __init__(self) -> None:
+        self.spans: list[tuple[str, float, float, float]] = []
+        """(stage, start, end, seconds of audio)."""
+        self._lock = threading.Lock()
+
+    def add(self, stage: str, start: float, audio_s: float) -> None:
+        with self._lock:
+            self.spans.append((stage, start, time.monotonic(), audio_s))
+
+    def take(self) -> list[tuple[str, float, float, float]]:
+        with self._lock:
+            spans, self.spans = self.spans, []
+        return spans
+
+
+class TimedSynthesizer:
+    """Wraps a Synthesizer to log how long each clip took to make (the TTS real-time factor)."""
+
+    def __init__(self, inner: Synthesizer, log: StageLog) -> None:
+        self._inner = inner
+        self._log = log
+
+    def synthesize(self, text: str) -> Iterator[Audio]:
+        clips = iter(self._inner.synthesize(text))
+        while True:
+            start = time.monotonic()
+            clip = next(clips, None)
+            if clip is None:
+                return
+            self._log.add("tts", start, clip.seconds)
+            yield clip
+
+
+class PacedPlayer:
+    """A Player that takes as long as the clip would sound, and discards it."""
+
+    def __init__(self, log: StageLog) -> None:
+        self._log = log
+        self._stop = threading.Event()
+
+    def play(self, audio: Audio) -> None:
+        self._stop.clear()
+        start = time.monotonic()
+        self._stop.wait(audio.seconds)
+        self._log.add("playback", start, audio.seconds)
+
+    def stop(self) -> None:
+        self._stop.set()
+
+
+class TurnLog:
+    """Every event of the current turn, and the monotonic time its clock started."""
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+        self.t0 = 0.0
+
+    def __call__(self, event: Event) -> None:
+        if event.type == "turn_start":
+            self.t0 = time.monotonic() - event.t
+            self.events = []
+        self.events.append(event)
+
+
+@dataclass
+class Bench:
+    """The loaded pipeline parts both runs share."""
+
+    assistant: Assistant
+    events: Events
+    turn_log: TurnLog
+    stages: StageLog
+    synthesizer: Synthesizer
+    player: PacedPlayer
+
+    def streaming(self, q: Question) -> tuple[str, str, str]:
+        """The product's own turn: Assistant.answer_audio, speech streamed as text arrives."""
+        self.assistant.history = []
+        outcome = self.assistant.answer_audio(q.audio)
+        return outcome.transcript or "", outcome.answer, outcome.stop
+
+    def sequential(self, q: Question) -> tuple[str, str, str]:
+        """Each stage waits for the previous one to finish completely."""
+        emit, transcriber = self.events.emit, self.assistant.transcriber
+        assert transcriber is not None
+        self.events.start_turn()
+        emit("turn_start", source="audio")
+        emit("speech_end", audio_s=round(q.audio.seconds, 3))
+        text = transcriber.transcribe(q.audio).strip()
+        emit("stt_done", text=text, audio_s=round(q.audio.seconds, 3))
+        if not text:
+            emit("turn_end", stop="empty")
+            return text, "", "empty"
+        result = self.assistant.agent.run_turn([], text)
+        reply = concat(list(self.synthesizer.synthesize(result.answer)))
+        if len(reply.samples):
+            emit("audio_start", text=result.answer)
+            self.player.play(reply)
+            emit("audio_end")
+        emit("turn_end", stop=result.stop)
+        return text, result.answer, result.stop
+
+    def measure(self, pipeline: str, q: Question, order: int) -> dict[str, Any]:
+        self.stages.take()
+        transcript, answer, stop = getattr(self, pipeline)(q)
+        errors, n_words = word_errors(q.expected, transcript)
+        return {
+            "question": q.name, "pipeline": pipeline, "order": order, "stop": stop,
+            "expected": q.expected, "transcript": transcript, "answer": answer,
+            "word_errors": errors, "words": n_words, "audio_s": round(q.audio.seconds, 3),
+            **turn_figures(self.turn_log.events, self.turn_log.t0, self.stages.take()),
+        }
+
+
+def turn_figures(events: list[Event], t0: float,
+                 spans: list[tuple[str, float, float, float]]) -> dict[str, Any]:
+    """Timings, per-stage spans (seconds since end of speech) and rates of one turn."""
+    timings = timings_from(events)
+    stage: dict[str, list[list[Any]]] = {"stt": [], "llm_wait": [], "llm_write": [],
+                                         "tools": [], "tts": [], "playback": []}
+    if "stt_done" in timings:
+        stage["stt"].append([0.0, timings["stt_done"]])
+    request = first = None
+    tokens = steps = 0
+    for e in events:
+        if e.type == "request":
+            request, first = e.t, None
+        elif e.type == "first_token" and request is not None:
+            first = e.t
+            stage["llm_wait"].append([round(request, 3), round(e.t, 3)])
+        elif e.type == "reply" and request is not None:
+            stage["llm_write"].append([round(first or request, 3), round(e.t, 3)])
+            tokens += int(e.fields.get("output_tokens") or 0)
+            steps += 1
+        elif e.type == "tool_result":
+            start = e.t - float(e.fields.get("seconds") or 0)
+            stage["tools"].append([round(start, 3), round(e.t, 3), e.fields.get("name")])
+    made = {"tts": 0.0, "playback": 0.0}
+    for name, start, end, audio_s in spans:
+        stage[name].append([round(start - t0, 3), round(end - t0, 3)])
+        made[name] += audio_s
+    writing = sum(end - start for start, end in stage["llm_write"])
+    tts_s = sum(end - start for start, end in stage["tts"])
+    audio_s = next((e.fields["audio_s"] for e in events if e.type == "speech_end"), 0.0)
+    return {
+        "timings": timings,
+        "stages": stage,
+        "llm_first_token_s": _round(stage["llm_wait"][0][1] - stage["llm_wait"][0][0]
+                                    if stage["llm_wait"] else None),
+        "output_tokens": tokens,
+        "tokens_per_s": _round((tokens - steps) / writing if writing > 0 and tokens > steps
+                               else None),
+        "stt_rtf": _round(timings["stt_done"] / audio_s if audio_s and "stt_done" in timings
+                          else None),
+        "tts_rtf": _round(tts_s / made["tts"] if made["tts"] else None),
+        "reply_audio_s": round(made["playback"], 3),
+    }
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 3)
+
+
+def bench_config(config: Config, data_dir: Path) -> Config:
+    """The config to measure: a throwaway data dir (sessions, lists, timers) and, for the
+    embedded server with no model chosen, the small model."""
+    llm = config.llm
+    if llm.provider == "local" and not llm.model:
+        llm = dataclasses.replace(llm, model=BENCH_MODEL)
+    paths = dataclasses.replace(config.paths, data_dir=str(data_dir),
+                                models_dir=str(config.models_dir))
+    return dataclasses.replace(config, llm=llm, paths=paths)
+
+
+def peak_rss_mb(pid: int | None = None) -> float | None:
+    """Peak resident memory of this process, or of `pid` and its children (/proc VmHWM)."""
+    if pid is None:
+        return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    total_kb = 0
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        for p in [pid, *map(int, children)]:
+            status = Path(f"/proc/{p}/status").read_text()
+            match = re.search(r"^VmHWM:\s+(\d+) kB", status, re.M)
+            total_kb += int(match.group(1)) if match else 0
+    except OSError:
+        return None
+    return round(total_kb / 1024, 1)
+
+
+def run_bench(config: Config, turns: int, wav_dir: Path | None, json_path: str | None,
+              plot_path: str | None) -> int:
+    """Measure both pipelines over the questions; print the table, write JSON and PNG."""
+    questions = load_questions(wav_dir or QUESTIONS_DIR)
+    n = turns or len(questions)
+    with ExitStack() as stack:
+        tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="voiceagent-bench-")))
+        config = bench_config(config, tmp)
+        _progress(f"loading models (LLM {config.llm.model or config.llm.provider}) ...")
+        config, server_pid = _start_llm(config, stack)
+        bench = _build(config, stack)
+        _progress("warm-up turn (not counted)")
+        for pipeline in ("streaming", "sequential"):
+            bench.measure(pipeline, questions[0], 0)
+        results = []
+        for i in range(n):
+            q = questions[i % len(questions)]
+            order = ("streaming", "sequential") if i % 2 == 0 else ("sequential", "streaming")
+            for position, pipeline in enumerate(order, 1):
+                turn = {"turn": i + 1, **bench.measure(pipeline, q, position)}
+                results.append(turn)
+                _progress(_turn_line(turn))
+        memory = {"assistant": peak_rss_mb(), "llm_server": peak_rss_mb(server_pid)
+                  if server_pid else None}
+    report = summarize(results, setup=_setup(config, n, len(questions)), memory=memory)
+    print(render_table(report))
+    if json_path:
+        Path(json_path).write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n",
+                                   encoding="utf-8")
+    if plot_path:
+        from voiceagent.bench_plot import draw_timeline
+
+        draw_timeline(typical_pair(results), plot_path)
+    return 1 if any(t["stop"] == "error" for t in results) else 0
+
+
+def _start_llm(config: Config, stack: ExitStack) -> tuple[Config, int | None]:
+    """Start the embedded server here, to know its process id; the assistant then reuses it."""
+    if config.llm.provider != "local":
+        return config, None
+    from voiceagent.llm_server import ensure_server
+
+    base_url, server = ensure_server(config)
+    if server is not None:
+        stack.callback(server.stop)
+    llm = dataclasses.replace(config.llm, base_url=base_url)
+    return dataclasses.replace(config, llm=llm), server.pid if server is not None else None
+
+
+def _build(config: Config, stack: ExitStack) -> Bench:
+    from voiceagent.build import build_assistant, build_synthesizer
+
+    stages = StageLog()
+    events = Events()
+    turn_log = TurnLog()
+    events.subscribe(turn_log)
+    synthesizer = TimedSynthesizer(build_synthesizer(config), stages)
+    player = PacedPlayer(stages)
+    assistant = build_assistant(config, stack, mode="bench", player=player, events=events,
+                                synthesizer=synthesizer)
+    if type(assistant.agent.model).__name__ == "DemoChat":
+        raise VoiceAgentError("no language model could be reached, so there is nothing to "
+                              "measure; run `voiceagent doctor`")
+    return Bench(assistant, events, turn_log, stages, synthesizer, player)
+
+
+def _setup(config: Config, turns: int, questions: int) -> dict[str, Any]:
+    return {
+        "llm": config.llm.model or config.llm.provider, "llm_provider": config.llm.provider,
+        "stt": config.stt.model, "tts": config.tts.voice,
+        "cpus": len(os.sched_getaffinity(0)), "machine": platform.machine(),
+        "turns_per_pipeline": turns, "questions": questions, "warmup_turns": 1,
+    }
+
+
+def _turn_line(turn: dict[str, Any]) -> str:
+    t = turn["timings"]
+    first = t.get("first_audio")
+    heard = f"{first:5.2f}" if first is not None else "  -  "
+    return (f"{turn['question']} {turn['pipeline']:10} first audio {heard} s, total "
+            f"{t.get('total', 0):5.2f} s  heard {turn['transcript']!r} -> "
+            f"{turn['answer'][:60]!r}")
+
+
+def _progress(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)

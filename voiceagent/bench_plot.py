@@ -1,0 +1,64 @@
+"""`bench --plot`: a waterfall of one typical turn per pipeline, so you see where time goes.
+
+matplotlib is imported here only (no pyplot, no GUI backend): the bench without --plot and
+the rest of voiceagent never load it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from voiceagent.errors import VoiceAgentError
+
+ROWS = [
+    ("stt", "speech to text", "#4c72b0"),
+    ("llm_wait", "LLM: prompt to 1st token", "#dd8452"),
+    ("llm_write", "LLM: writing the reply", "#c44e52"),
+    ("tools", "tool calls", "#8172b3"),
+    ("tts", "speech synthesis", "#55a868"),
+    ("playback", "playback (heard)", "#64b5cd"),
+]
+"""(stage key in a turn's "stages", row label, colour), top to bottom."""
+MIN_BAR_S = 0.01
+"""Spans shorter than this are drawn this wide so they stay visible."""
+
+
+def draw_timeline(pair: dict[str, dict[str, Any]], path: str) -> None:
+    """Draw each pipeline's turn (from `typical_pair`) as stage bars over time; write PNG."""
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise VoiceAgentError("--plot needs matplotlib: .venv/bin/pip install matplotlib") \
+            from None
+    pipelines = [p for p in ("streaming", "sequential") if p in pair]
+    fig = Figure(figsize=(11, 2.2 + 2.4 * len(pipelines)), dpi=100)
+    axes = fig.subplots(len(pipelines), 1, sharex=True, squeeze=False)[:, 0]
+    for ax, pipeline in zip(axes, pipelines, strict=True):
+        _draw_turn(ax, pipeline, pair[pipeline])
+    axes[-1].set_xlabel("seconds since the end of speech")
+    fig.suptitle("Where the time goes in one typical turn (the median time to first audio)",
+                 fontsize=11)
+    fig.tight_layout()
+    fig.savefig(path, format="png")
+
+
+def _draw_turn(ax: Any, pipeline: str, turn: dict[str, Any]) -> None:
+    for row, (key, _label, colour) in enumerate(ROWS):
+        spans = turn["stages"].get(key, [])
+        bars = [(s[0], max(s[1] - s[0], MIN_BAR_S)) for s in spans]
+        ax.broken_barh(bars, (row - 0.35, 0.7), facecolors=colour)
+        for span in spans:
+            if len(span) > 2 and span[2]:  # a tool's name
+                ax.text(span[1], row, f" {span[2]}", va="center", fontsize=8)
+    ax.set_yticks(range(len(ROWS)), [label for _key, label, _colour in ROWS], fontsize=9)
+    ax.set_ylim(len(ROWS) - 0.4, -0.9)
+    ax.grid(axis="x", alpha=0.3)
+    timings = turn["timings"]
+    first, total = timings.get("first_audio"), timings.get("total", 0.0)
+    if first is not None:
+        ax.axvline(first, color="black", linestyle="--", linewidth=1)
+        ax.text(first, -0.65, f" first audio {first:.2f} s", fontsize=9, va="center")
+    ax.axvline(total, color="grey", linestyle=":", linewidth=1)
+    heard = turn["transcript"] if len(turn["transcript"]) < 60 else turn["transcript"][:57] + "..."
+    ax.set_title(f"{pipeline}: {turn['question']} \u201c{heard}\u201d, total {total:.2f} s",
+                 loc="left", fontsize=10)
