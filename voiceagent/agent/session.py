@@ -61,7 +61,7 @@ class SessionStore:
             raise ValueError(f"refusing to save a broken history: {problem}")
         kept = bound(messages, self.max_turns)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        tmp = self.path.with_name(f".{self.path.name}.tmp")  # one writer: the lock holder
         header = {"voiceagent_session": VERSION, "saved": time.strftime("%Y-%m-%dT%H:%M:%S")}
         lines = [json.dumps(header)] + [json.dumps(m.to_dict(), ensure_ascii=False) for m in kept]
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
