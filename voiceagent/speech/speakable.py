@@ -146,7 +146,7 @@ def _time(m: re.Match[str]) -> str:
         words += " oh " + cardinal(minute)
     else:
         words += " " + cardinal(minute)
-    return words + (f" {half.upper()} M" if half else "")
+    return words + (f" {half.upper()}M" if half else "")
 
 
 def _money(m: re.Match[str]) -> str:
@@ -191,7 +191,7 @@ def _quantity(m: re.Match[str], text: str) -> str:
 
 def _numbers(text: str) -> str:
     text = _TIME.sub(_time, text)
-    text = _HOUR_AMPM.sub(lambda m: f"{cardinal(int(m.group(1)))} {m.group(2).upper()} M", text)
+    text = _HOUR_AMPM.sub(lambda m: f"{cardinal(int(m.group(1)))} {m.group(2).upper()}M", text)
     text = _PHONE.sub(lambda m: ", ".join(digits(g) for g in re.findall(r"\d+", m.group(0))),
                       text)
     text = _MONEY.sub(_money, text)
