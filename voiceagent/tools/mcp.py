@@ -137,13 +137,14 @@ class MCPServer:
         return result if isinstance(result, dict) else {}
 
     def _send(self, message: dict[str, Any]) -> None:
-        assert self._proc is not None and self._proc.stdin is not None
         data = (json.dumps(message, ensure_ascii=False) + "\n").encode("utf-8")
         with self._write_lock:
             try:
+                if self._proc is None or self._proc.stdin is None:
+                    raise OSError("closed")
                 self._proc.stdin.write(data)
                 self._proc.stdin.flush()
-            except (BrokenPipeError, ValueError, OSError):
+            except (ValueError, OSError):
                 raise MCPError(f"MCP server {self.name!r} is not running "
                                f"(exit code {self._exit_code()}){self._log_tail()}") from None
 
@@ -218,6 +219,9 @@ class MCPServer:
                 continue
         for thread in self._threads:
             thread.join(timeout=2)
+        for stream in (proc.stdout, proc.stderr):
+            if stream:
+                stream.close()
 
 
 def _content_text(result: dict[str, Any]) -> str:
