@@ -58,7 +58,7 @@ def test_list_names_and_aliases_feed_vocabulary(tmp_path, boxes):
     box = build(tmp_path, enabled=["lists"], list_aliases={"groceries": "shopping"})
     boxes.append(box)
     box.registry.run(ToolCall("1", "add_to_list", {"list_name": "hardware", "items": "nails"}))
-    assert vocabulary(box) == ["hardware", "groceries", "shopping"]
+    assert vocabulary(box) == box.vocabulary == ["hardware", "groceries", "shopping"]
 
 
 def test_two_turn_shopping_list_through_the_registry(tmp_path, boxes):

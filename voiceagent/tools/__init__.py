@@ -71,6 +71,14 @@ class Toolbox:
     """Each gives words worth biasing speech recognition towards (read when asked)."""
     closers: list[Callable[[], None]] = field(default_factory=list)
 
+    @property
+    def vocabulary(self) -> list[str]:
+        """Words for speech-recognition biasing, as they are now (list names, aliases)."""
+        words: list[str] = []
+        for source in self.vocabulary_sources:
+            words += [w for w in source() if w not in words]
+        return words
+
     def close(self) -> None:
         """Stop the timer thread and MCP servers; safe to call twice."""
         while self.closers:
@@ -167,7 +175,4 @@ def _add(box: Toolbox, t: Tool) -> None:
 
 def vocabulary(box: Toolbox) -> list[str]:
     """Words for speech-recognition biasing: list names and their aliases."""
-    words: list[str] = []
-    for source in box.vocabulary_sources:
-        words += [w for w in source() if w not in words]
-    return words
+    return box.vocabulary
