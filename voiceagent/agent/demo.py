@@ -1,0 +1,124 @@
+"""Demo mode: a stand-in ChatModel for when no language model can be reached.
+
+The tools still run for real, through normal tool calls in the normal loop; only the model is
+replaced by matching the question's words to the tools' names and descriptions. Every answer
+says the language model is absent, so a demo is never mistaken for the real thing.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from voiceagent.agent.messages import Message, Reply, ToolCall, ToolSpec
+
+MARK = "(demo mode, no language model)"
+
+_STOP = set("""a an and are at be by can could do does for from how i in is it its me my of on
+or please the this to use what whats when where which who will with would you your user asks
+asked e g eg""".split())
+_SYNONYMS = {"date": "time", "day": "time", "clock": "time", "plus": "calculate",
+             "minus": "calculate", "times": "calculate", "divided": "calculate",
+             "percent": "calculate", "sum": "calculate"}
+_TAIL = re.compile(r"\s+(?:to|on|onto|in|into|from)\s+(?:the|my|a)\b.*$", re.I)
+
+
+class DemoChat:
+    """Answers by calling the best-matching tool, then reading out its result."""
+
+    def complete(
+        self,
+        system: str,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec],
+        *,
+        on_text: Callable[[str], None] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> Reply:
+        if messages and messages[-1].role == "tool":
+            results = []
+            for m in reversed(messages):
+                if m.role != "tool":
+                    break
+                results.insert(0, m.text)
+            return _say(f"{MARK} {' '.join(results)}", on_text)
+        question = messages[-1].text if messages else ""
+        call = match(question, tools)
+        if call is not None:
+            return Reply("", (call,))
+        names = ", ".join(t.name for t in tools) or "none"
+        return _say(f"{MARK} I can't answer that without a language model, but my tools still "
+                    f"work: {names}.", on_text)
+
+
+def match(question: str, tools: Sequence[ToolSpec]) -> ToolCall | None:
+    """The call for the tool whose name and description best match `question`, if any."""
+    words = _words(question) - _STOP
+    best: tuple[int, int, ToolCall] | None = None
+    for spec in tools:
+        name_words = _words(spec.name.replace("_", " "))
+        score = 3 * len(words & name_words) + len(words & (_words(spec.description) - _STOP))
+        args = _fill(spec, question, name_words) if score >= 2 else None  # one word is chance
+        if args is None:
+            continue
+        rank = (score, -len(args))
+        if best is None or rank > best[:2]:
+            best = (*rank, ToolCall("demo_call", spec.name, args))
+    return best[2] if best else None
+
+
+def _fill(spec: ToolSpec, question: str, name_words: set[str]) -> dict[str, Any] | None:
+    """Arguments for the required parameters, taken from the question; None if one is missing."""
+    props = spec.parameters.get("properties", {})
+    args: dict[str, Any] = {}
+    for pname in spec.parameters.get("required", ()):
+        value = _value(pname, props.get(pname, {}), question, name_words)
+        if value in (None, ""):
+            return None
+        args[pname] = value
+    return args
+
+
+def _value(pname: str, prop: dict[str, Any], question: str, name_words: set[str]) -> Any:
+    lowered = question.lower()
+    if "enum" in prop:
+        return next((v for v in prop["enum"] if str(v).lower() in lowered), None)
+    if prop.get("type") in ("number", "integer"):
+        number = re.search(r"-?\d+(?:\.\d+)?", question)
+        if number is None:
+            return None
+        return int(float(number.group())) if prop["type"] == "integer" else float(number.group())
+    if pname.endswith("_name"):  # "the shopping list" -> list_name = "shopping"
+        noun = pname.removesuffix("_name")
+        named = re.search(rf"(\w+)\s+{noun}\b", lowered)
+        return named.group(1) if named and named.group(1) not in _STOP else None
+    return _remainder(question, name_words)
+
+
+def _remainder(question: str, name_words: set[str]) -> str:
+    """The question without its leading filler and tool words, and without a trailing
+    "to the ... list": what the user wants done."""
+    tokens = question.strip().rstrip("?.!").split()
+    while tokens and _norm(tokens[0]) in _STOP | name_words:
+        tokens.pop(0)
+    return _TAIL.sub("", " ".join(tokens)).strip()
+
+
+def _words(text: str) -> set[str]:
+    return {_norm(w) for w in re.findall(r"[A-Za-z']+", text)} - {""}
+
+
+def _norm(word: str) -> str:
+    """Lower case, synonyms folded ("times" -> calculate), simple plurals cut."""
+    word = word.lower().strip("'?.,!").replace("'", "")
+    if word in _SYNONYMS:
+        return _SYNONYMS[word]
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def _say(text: str, on_text: Callable[[str], None] | None) -> Reply:
+    if on_text is not None:
+        on_text(text)
+    return Reply(text)
