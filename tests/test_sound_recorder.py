@@ -1,0 +1,104 @@
+"""The microphone path for real: piper speech played into the virtual PulseAudio mic,
+recorded by MicRecorder through sounddevice, cut by the VAD and transcribed."""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+
+import numpy as np
+import pytest
+
+from tests.fixtures_audio import noise, words
+from voiceagent.audio import STT_RATE, Audio, concat
+from voiceagent.config import AudioConfig
+from voiceagent.sound.recorder import MicRecorder
+
+pytestmark = [pytest.mark.audio, pytest.mark.real]
+
+CONFIG = AudioConfig()
+
+
+def recorder(**changes) -> MicRecorder:
+    return MicRecorder(dataclasses.replace(CONFIG, **changes))
+
+
+def test_records_one_utterance_and_stops_at_end_of_speech(pulse, speech, transcriber):
+    text = "Add bread and butter to the shopping list."
+    clip = speech(text, lead_s=1.0, tail_s=4.0)
+    player = pulse.start_playing_into_mic(clip)
+    audio = recorder().record()
+    still_playing = player.poll() is None
+    player.wait()
+    assert still_playing, "the VAD should end the utterance before the long tail of silence"
+    assert 1.5 < audio.seconds < clip.seconds - 2.5
+    assert words(transcriber.transcribe(audio)) == words(text)
+
+
+def test_key_release_ends_the_recording(pulse, speech, transcriber):
+    text = "What is on my calendar today?"
+    stop = threading.Event()
+    result: list[Audio] = []
+    thread = threading.Thread(
+        target=lambda: result.append(recorder(silence_ms=8000).record(stop)))
+    thread.start()
+    pulse.play_into_mic(speech(text, lead_s=1.0, tail_s=0.5))
+    stop.set()  # the key is released once the user has finished speaking
+    thread.join(timeout=10)
+    assert not thread.is_alive()
+    assert words(transcriber.transcribe(result[0])) == words(text)
+
+
+def test_released_before_speaking_gives_nothing(pulse):
+    stop = threading.Event()
+    stop.set()
+    assert recorder().record(stop).seconds == 0
+
+
+@pytest.mark.parametrize("sound", [
+    Audio.silence(2.5),
+    noise(2.5, level=0.03),
+    concat([Audio.silence(0.8), Audio(0.5 * np.sin(np.linspace(0, 2 * np.pi * 80, 1600))
+                                      .astype(np.float32), STT_RATE), Audio.silence(1.5)]),
+], ids=["silence", "fan-noise", "click"])
+def test_silence_and_noise_come_back_empty(pulse, sound):
+    player = pulse.start_playing_into_mic(sound)
+    audio = recorder(listen_timeout_s=2.0).record()
+    player.wait()
+    assert audio.seconds == 0
+
+
+def test_level_meter_follows_the_voice(pulse, speech):
+    levels: list[float] = []
+    player = pulse.start_playing_into_mic(speech("Good morning, how are you?", lead_s=1.0))
+    MicRecorder(CONFIG, on_level=levels.append).record()
+    player.wait()
+    assert len(levels) > 20
+    assert min(levels) < 0.005 and max(levels) > 0.05
+
+
+def test_continuous_listening_ignores_what_is_heard_while_paused(pulse, speech, transcriber):
+    mic = recorder()
+    stop = threading.Event()
+    heard: list[str] = []
+    got_one = threading.Event()
+
+    def listen() -> None:
+        for utterance in mic.utterances(stop):
+            heard.append(transcriber.transcribe(utterance))
+            got_one.set()
+
+    mic.open()
+    thread = threading.Thread(target=listen)
+    thread.start()
+    try:
+        with mic.paused():  # half duplex: the assistant is talking
+            pulse.play_into_mic(speech("Your timer has been set for five minutes."))
+        pulse.play_into_mic(speech("Stop the music."))
+        pulse.play_into_mic(speech("Turn on the kitchen lights."))
+        assert got_one.wait(timeout=10)
+    finally:
+        stop.set()
+        thread.join(timeout=10)
+    assert [words(h) for h in heard] == [words("Stop the music."),
+                                        words("Turn on the kitchen lights.")]
