@@ -86,6 +86,8 @@ class LogView:
             log.info("answered: %s", f.get("text", ""))
         elif event.type in ("cap", "error"):
             log.warning("%s: %s", event.type, f.get("message") or f)
+        elif event.type == "turn_end":
+            log.info("turn over (%s)", f.get("stop"))
         elif self._verbose:
             log.debug("%s", event.to_json())
 
