@@ -84,6 +84,7 @@ def _symbols(text: str) -> str:
     text = re.sub(r"(?<=\d)\s*([+×÷=^])\s*(?=[-\d])", lambda m: f" {_OPERATORS[m.group(1)]} ",
                   text)
     text = re.sub(r"(?<=\d) [*x/-] (?=\d)", lambda m: f" {_OPERATORS[m.group(0).strip()]} ", text)
+    text = re.sub(r"(?<=\d)x\b", " times", text)
     text = text.replace("&", " and ").replace("→", " to ").replace("—", ", ")
     return text
 
@@ -120,13 +121,17 @@ _CURRENCY = {"$": ("dollar", "dollars", "cent", "cents"), "€": ("euro", "euros
 _SCALE_WORDS = r"thousand|million|billion|trillion"
 _MONTHS = ("january february march april may june july august september october november "
            "december jan feb mar apr jun jul aug sep sept oct nov dec").split()
-_YEAR_CUES = ["in", "since", "from", "until", "till", "by", "of", "year", "before", "after",
-              "around", "circa", *_MONTHS]
+_YEAR_CUES = ["in", "since", "from", "until", "till", "to", "through", "by", "of", "year",
+              "before", "after", "around", "circa", *_MONTHS]
 
 _NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
-_TIME = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)(?::[0-5]\d)?(?:\s*([ap])\.?\s?m\b\.?)?", re.I)
-_HOUR_AMPM = re.compile(r"\b(1[0-2]|0?[1-9])\s*([ap])\.?\s?m\b\.?", re.I)
-_PHONE = re.compile(r"(?<![\d,.])\+?\d{3}[-.\s]\d{3,4}(?:[-.\s]\d{4})?(?![\d,.])")
+_AMPM = r"\s*([ap])\.?\s?m\b(?:\.(?=\s*[a-z,;]))?"
+"""am, p.m., PM; a final "." is kept when it ends the sentence."""
+_TIME = re.compile(rf"\b([01]?\d|2[0-3]):([0-5]\d)(?::[0-5]\d)?(?:{_AMPM})?", re.I)
+_HOUR_AMPM = re.compile(rf"\b(1[0-2]|0?[1-9]){_AMPM}", re.I)
+_PHONE = re.compile(r"\+\d{1,3}(?:[\s-]\d{2,4}){2,5}\b"
+                    r"|(?<![\d,.])\d{3}[-.]\d{3,4}(?:[-.]\d{4})?(?![\d,]|\.\d)")
+_DECADE = re.compile(r"(?:\b(1[1-9]|20)|')([1-9])0s\b")
 _MONEY = re.compile(rf"([$€£])\s?({_NUMBER})(?:\s?({_SCALE_WORDS})\b)?", re.I)
 _FRACTION = re.compile(r"(?<![\d/])([1-3])/([234])(?![\d/])")
 _ORDINAL = re.compile(r"\b(\d+)(?:st|nd|rd|th)\b", re.I)
@@ -137,6 +142,8 @@ _QUANTITY = re.compile(
 
 def _time(m: re.Match[str]) -> str:
     hour, minute, half = int(m.group(1)), int(m.group(2)), m.group(3)
+    if not half and (hour == 0 or hour > 12):  # 24-hour clock: said as 12-hour, "19:45" ->
+        half, hour = ("a", 12) if hour == 0 else ("p", hour - 12)  # "seven forty-five PM"
     if half and hour == 0:
         hour = 12
     words = cardinal(hour)
@@ -149,17 +156,30 @@ def _time(m: re.Match[str]) -> str:
     return words + (f" {half.upper()}M" if half else "")
 
 
+def _phone(m: re.Match[str]) -> str:
+    groups = ", ".join(digits(g) for g in re.findall(r"\d+", m.group(0)))
+    return ("plus " if m.group(0).startswith("+") else "") + groups
+
+
+def _decade(m: re.Match[str]) -> str:
+    """1990s -> "nineteen nineties", '80s -> "eighties" (a bare "30s" is thirty seconds)."""
+    century, tens = m.group(1), int(m.group(2))
+    words = year(int(century) * 100 + tens * 10) if century else cardinal(tens * 10)
+    return words[:-1] + "ies"
+
+
 def _money(m: re.Match[str]) -> str:
     one, many, cent, cents = _CURRENCY[m.group(1)]
     amount, scale = m.group(2).replace(",", ""), m.group(3)
     if scale:
         return f"{decimal(amount)} {scale.lower()} {many}"
     whole, _, frac = amount.partition(".")
+    n = int(frac[:2].ljust(2, "0")) if frac else 0
     words = f"{cardinal(int(whole))} {one if whole == '1' else many}"
-    if frac and int(frac[:2].ljust(2, "0")):
-        n = int(frac[:2].ljust(2, "0"))
-        words += f" and {cardinal(n)} {cent if n == 1 else cents}"
-    return words
+    change = f"{cardinal(n)} {cent if n == 1 else cents}"
+    if int(whole) == 0 and n:
+        return change
+    return f"{words} and {change}" if n else words
 
 
 def _fraction(m: re.Match[str]) -> str:
@@ -192,8 +212,8 @@ def _quantity(m: re.Match[str], text: str) -> str:
 def _numbers(text: str) -> str:
     text = _TIME.sub(_time, text)
     text = _HOUR_AMPM.sub(lambda m: f"{cardinal(int(m.group(1)))} {m.group(2).upper()}M", text)
-    text = _PHONE.sub(lambda m: ", ".join(digits(g) for g in re.findall(r"\d+", m.group(0))),
-                      text)
+    text = _PHONE.sub(_phone, text)
+    text = _DECADE.sub(_decade, text)
     text = _MONEY.sub(_money, text)
     text = _FRACTION.sub(_fraction, text)
     text = _ORDINAL.sub(lambda m: ordinal(int(m.group(1))), text)

@@ -1,0 +1,67 @@
+"""End-of-speech decisions: the Endpointer on scripted scores, SileroVAD on real speech."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.fixtures_audio import noise
+from voiceagent.audio import STT_RATE, Audio, concat
+from voiceagent.speech.vad import BLOCK, BLOCK_MS, Endpointer, Event, SileroVAD
+
+
+def push_all(endpointer: Endpointer, scores: list[float]) -> list[tuple[int, Event]]:
+    """(block index, event) for every block that changed something."""
+    events = [(i, endpointer.push(p)) for i, p in enumerate(scores)]
+    return [(i, e) for i, e in events if e is not Event.NONE]
+
+
+def blocks(ms: float) -> int:
+    return round(ms / BLOCK_MS)
+
+
+def test_speech_then_silence_starts_then_ends():
+    ep = Endpointer(threshold=0.5, silence_ms=700, min_speech_ms=250)
+    speech = blocks(1000)
+    events = push_all(ep, [0.0] * 10 + [0.9] * speech + [0.05] * blocks(1000))
+    assert events == [(10 + blocks(250) - 1, Event.STARTED),
+                      (10 + speech + blocks(700) - 1, Event.ENDED)]
+
+
+def test_pauses_shorter_than_the_window_do_not_end_it():
+    ep = Endpointer(silence_ms=700)
+    scores = [0.9] * 20 + [0.1] * blocks(500) + [0.9] * 20 + [0.1] * blocks(800)
+    assert [e for _, e in push_all(ep, scores)] == [Event.STARTED, Event.ENDED]
+
+
+def test_a_short_sound_is_discarded_not_started():
+    ep = Endpointer(min_speech_ms=250)
+    assert [e for _, e in push_all(ep, [0.9] * 3 + [0.0] * 40)] == [Event.DISCARDED]
+    assert not ep.hearing
+
+
+def test_scores_just_under_threshold_keep_speech_going():
+    """Hysteresis: once speaking, a dip to threshold - 0.15 still counts as speech."""
+    ep = Endpointer(threshold=0.5, silence_ms=200, min_speech_ms=0)
+    push_all(ep, [0.9] * 5)
+    assert push_all(ep, [0.4] * 30) == []
+    assert ep.silent_ms == 0
+
+
+@pytest.mark.real
+def test_silero_scores_speech_high_and_silence_or_noise_low(speech):
+    vad = SileroVAD()
+    clip = concat([speech("Please read me my new messages.", lead_s=1.0, tail_s=1.0),
+                   noise(2.0, level=0.03)])
+    n = len(clip.samples) // BLOCK
+    scores = np.array([vad(b) for b in clip.samples[: n * BLOCK].reshape(n, BLOCK)])
+    lead, noise_start = blocks(1000), n - blocks(2000)
+    assert scores[: lead - 3].max() < 0.2
+    assert np.median(scores[lead + 5: noise_start - blocks(1500)]) > 0.8
+    assert scores[noise_start + 3:].max() < 0.5
+
+
+@pytest.mark.real
+def test_silero_rejects_wrong_block_sizes():
+    with pytest.raises(ValueError, match="512 samples"):
+        SileroVAD()(Audio.silence(0.1, STT_RATE).samples)
