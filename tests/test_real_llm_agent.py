@@ -1,0 +1,50 @@
+"""The real path: the OpenAI adapter against the embedded llama.cpp server with the small
+bundled model (Qwen2.5-Coder-0.5B), calling a real tool and answering with its result."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+import pytest
+
+from voiceagent.agent.events import Events, Recording
+from voiceagent.agent.example import worked_example
+from voiceagent.agent.loop import Agent
+from voiceagent.agent.session import SessionStore
+from voiceagent.agent.tools import ToolRegistry
+from voiceagent.agent.wire_openai import OpenAIChat
+from voiceagent.config import AgentConfig
+from voiceagent.tools import clock
+
+pytestmark = pytest.mark.real
+
+
+def test_a_real_model_calls_the_clock_tool_and_answers_with_its_result(llm_base_url, tmp_path):
+    registry = ToolRegistry(clock.make_tools(""))
+    chat = OpenAIChat(llm_base_url, "qwen2.5-coder-0.5b", timeout_s=300, temperature=0.0)
+    events = Events()
+    rec = Recording()
+    events.subscribe(rec)
+    # the machine is shared and slow: the caps here guard against loops, not against time
+    config = dataclasses.replace(AgentConfig(), max_seconds=600)
+    agent = Agent(chat, registry, config, events, prefix=worked_example(registry))
+    spoken: list[str] = []
+    try:
+        result = agent.run_turn([], "What time is it?", on_text=spoken.append)
+    finally:
+        chat.close()
+
+    assert result.stop == "done", result.answer
+    (call, output, is_error), = result.tool_calls
+    assert call.name == "get_time" and not is_error and output.startswith("It is ")
+    assert re.search(r"\d", result.answer), result.answer  # it read out the time it was given
+    assert len(spoken) > 1 and "".join(spoken).strip() == result.answer  # streamed
+    types = [e.type for e in rec.events]
+    assert types[:6] == ["user_text", "request", "first_token", "reply", "tool_call",
+                         "tool_result"]
+    assert types[-1] == "final" and types.count("request") == 2
+    assert rec.of_type("reply")[0].fields["calls"][0]["name"] == "get_time"
+    store = SessionStore(tmp_path / "s.jsonl", max_turns=5)
+    store.save(result.messages)
+    assert store.load() == result.messages
