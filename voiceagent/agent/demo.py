@@ -38,7 +38,7 @@ class DemoChat:
         cancel: threading.Event | None = None,
     ) -> Reply:
         if messages and messages[-1].role == "tool":
-            results = []
+            results: list[str] = []
             for m in reversed(messages):
                 if m.role != "tool":
                     break

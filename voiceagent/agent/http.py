@@ -139,7 +139,8 @@ def error_message(body: str) -> str:
 
 
 def _sse(lines: Iterator[str], cancel: threading.Event | None) -> Iterator[SSEEvent]:
-    event, data = "", []
+    event = ""
+    data: list[str] = []
     for line in lines:
         if cancel is not None and cancel.is_set():
             raise StreamCancelled
