@@ -76,7 +76,7 @@ def server() -> Iterator[FakeLLMServer]:
 
 
 def turn(wire: Wire, url: str, tmp_path: Path, text: str = "hi", *, timeout_s: float = 5.0,
-         max_steps: int = 6) -> tuple[TurnResult, Recording]:
+         max_steps: int = 6, max_seconds: float = 60.0) -> tuple[TurnResult, Recording]:
     """One turn through the real adapter; the session is saved and read back as valid."""
     model = wire.make(url, "fake-model", api_key=KEY, timeout_s=timeout_s)
     events = Events()
@@ -84,7 +84,7 @@ def turn(wire: Wire, url: str, tmp_path: Path, text: str = "hi", *, timeout_s: f
     events.subscribe(rec)
     trace = TraceFile(tmp_path / "trace.jsonl")
     events.subscribe(trace)
-    config = dataclasses.replace(AgentConfig(), max_steps=max_steps)
+    config = dataclasses.replace(AgentConfig(), max_steps=max_steps, max_seconds=max_seconds)
     agent = Agent(model, ToolRegistry([get_time, add, slow_job]), config, events)
     try:
         result = agent.run_turn([], text, on_text=lambda t: None, cancel=CANCEL)
@@ -168,6 +168,13 @@ def test_nothing_listening_is_server_down(wire, tmp_path):
     result, _ = turn(wire, url, tmp_path)
     assert result.stop == "error" and type(result.error).__name__ == "ServerDown"
     assert url in str(result.error)
+
+
+def test_the_time_cap_cuts_a_reply_that_does_not_come(wire, server, tmp_path):
+    server.script(Response(stall_s=60))
+    result, rec = turn(wire, server.url, tmp_path, timeout_s=30, max_seconds=0.5)
+    assert result.stop == "cap" and result.answer == CAP_SENTENCES["seconds"]
+    assert rec.first("cap").fields == {"which": "seconds", "limit": 0.5}
 
 
 def test_step_cap(wire, server, tmp_path):

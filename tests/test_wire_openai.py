@@ -199,3 +199,18 @@ def test_history_goes_out_as_tool_calls_and_tool_messages():
         {"id": "c2", "type": "function", "function": {"name": "add", "arguments": "{}"}}]}
     assert wire[3] == {"role": "tool", "tool_call_id": "c1", "content": "Error: missing b"}
     assert wire[5] == {"role": "assistant", "content": "Sorry."}
+
+
+def test_cancel_while_the_server_is_still_reading_the_prompt(server):
+    """No token has arrived yet (a long prompt on a slow CPU): cancel still ends it at once."""
+    cancel = threading.Event()
+    server.script(Response(stall_s=60))
+    chat = OpenAIChat(server.url, "qwen", timeout_s=30)
+    timer = threading.Timer(0.2, cancel.set)
+    timer.start()
+    try:
+        reply = chat.complete("", [Message("user", "hi")], (), cancel=cancel)
+    finally:
+        timer.join()
+        chat.close()
+    assert reply.text == "" and reply.calls == ()

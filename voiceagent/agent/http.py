@@ -9,9 +9,10 @@ API keys travel only in headers and are scrubbed from every message.
 from __future__ import annotations
 
 import json
+import queue
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Generator, Iterator
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -90,14 +91,26 @@ class HTTPClient:
     ) -> Iterator[Iterator[SSEEvent]]:
         """POST and yield the server-sent events as they arrive.
 
-        Raises StreamCancelled as soon as `cancel` is set between two lines.
+        With `cancel`, the HTTP reads run in a helper thread, so setting it raises
+        StreamCancelled at once, even while the server is still reading the prompt.
         """
-        url = self.base_url + path
+        lines = self._lines(self.base_url + path, body)
+        if cancel is None:
+            with closing(lines):
+                yield _sse(lines, None)
+            return
+        pump = _Pump(lines, cancel)
+        try:
+            yield _sse(iter(pump), cancel)
+        finally:
+            pump.close()
+
+    def _lines(self, url: str, body: dict[str, Any]) -> Generator[str, None, None]:
         with self._errors(url), self._client.stream("POST", url, json=body) as response:
             if response.status_code >= 400:
                 response.read()
             self._check(url, response)
-            yield _sse(response.iter_lines(), cancel)
+            yield from response.iter_lines()
 
     @contextmanager
     def _errors(self, url: str) -> Iterator[None]:
@@ -161,3 +174,47 @@ def _sse(lines: Iterator[str], cancel: threading.Event | None) -> Iterator[SSEEv
                 yield SSEEvent("error", value)
     if data:
         yield SSEEvent(event or "message", "\n".join(data))
+
+
+class _Pump:
+    """Reads lines in a helper thread; the reader polls `cancel` while it waits for them.
+
+    An abandoned read ends at the server's next line (or the timeout), closing the response,
+    which also tells llama.cpp to stop generating.
+    """
+
+    def __init__(self, lines: Generator[str, None, None], cancel: threading.Event) -> None:
+        self._lines = lines
+        self._cancel = cancel
+        self._queue: queue.Queue[tuple[str, Any]] = queue.Queue()
+        self._stop = threading.Event()
+        threading.Thread(target=self._run, name="llm-stream", daemon=True).start()
+
+    def _run(self) -> None:
+        try:
+            for line in self._lines:
+                if self._stop.is_set():
+                    break
+                self._queue.put(("line", line))
+            self._queue.put(("end", None))
+        except BaseException as exc:  # handed to the reader, raised there
+            self._queue.put(("error", exc))
+        finally:
+            self._lines.close()
+
+    def __iter__(self) -> Iterator[str]:
+        while True:
+            try:
+                kind, value = self._queue.get(timeout=0.05)
+            except queue.Empty:
+                if self._cancel.is_set():
+                    raise StreamCancelled from None
+                continue
+            if kind == "end":
+                return
+            if kind == "error":
+                raise value
+            yield value
+
+    def close(self) -> None:
+        self._stop.set()

@@ -125,6 +125,7 @@ class _Turn:
         self.results: list[tuple[ToolCall, str, bool]] = []
         self.usage = Usage()
         self.t0 = time.monotonic()
+        self.halt = _Halt(cancel, self.t0 + agent.config.max_seconds)
         self.answered: dict[str, str] = {}
         self.warned: set[str] = set()
 
@@ -135,9 +136,7 @@ class _Turn:
             step += 1
             cap = self._cap(step)
             if cap is not None:
-                which, limit = cap
-                self.a.events.emit("cap", which=which, limit=limit)
-                return self._end("cap", CAP_SENTENCES[which])
+                return self._capped(*cap)
             if self.cancel.is_set():
                 return self._cancelled("model")
             reply = self._ask(step)
@@ -145,6 +144,8 @@ class _Turn:
                 return reply
             if self.cancel.is_set():  # what was said stays; unfinished calls are dropped
                 return self._cancelled("model")
+            if self.halt.is_set():  # the time cap struck in the middle of the reply
+                return self._capped("seconds", self.a.config.max_seconds)
             self.new.append(Message("assistant", reply.text, reply.calls))
             self._close_step()
             if not reply.calls:
@@ -178,12 +179,12 @@ class _Turn:
                     messages,
                     self.a.tools.specs(),
                     on_text=self._speaker(step),
-                    cancel=self.cancel,
+                    cancel=self.halt,
                 )
             except ChatError as exc:
                 self.a.events.emit("error", where="model", kind=type(exc).__name__,
                                    message=str(exc))
-                if attempt == 1 and not self.step_said and not self.cancel.is_set():
+                if attempt == 1 and not self.step_said and not self.halt.is_set():
                     continue
                 sentence = DOWN_SENTENCE if isinstance(exc, ServerDown) else ERROR_SENTENCE
                 return self._end("error", sentence, error=exc)
@@ -281,6 +282,10 @@ class _Turn:
                            error=is_error, seconds=seconds)
         return text, is_error
 
+    def _capped(self, which: str, limit: float) -> TurnResult:
+        self.a.events.emit("cap", which=which, limit=limit)
+        return self._end("cap", CAP_SENTENCES[which])
+
     def _cancelled(self, where: str) -> TurnResult:
         self.a.events.emit("cancelled", where=where)
         return self._end("cancelled", "")
@@ -298,3 +303,16 @@ class _Turn:
         answer = " ".join(self.said)
         self.a.events.emit("final", text=answer, stop=stop)
         return TurnResult(answer, self.new, stop, self.results, self.usage, error)
+
+
+class _Halt(threading.Event):
+    """The `cancel` the model sees: set when the user cancels or the turn's time is up, so a
+    slow reply is cut at the time cap too. (Models only call is_set().)"""
+
+    def __init__(self, cancel: threading.Event, deadline: float) -> None:
+        super().__init__()
+        self._cancel = cancel
+        self._deadline = deadline
+
+    def is_set(self) -> bool:
+        return self._cancel.is_set() or time.monotonic() >= self._deadline
