@@ -28,13 +28,12 @@ from pathlib import Path
 from typing import Any
 
 from voiceagent.agent.events import Event, Events
-from voiceagent.assistant import Assistant, timings_from
+from voiceagent.assistant import Assistant
 from voiceagent.audio import Audio, concat, load_audio
-from voiceagent.bench_report import render_table, summarize, typical_pair
+from voiceagent.bench_report import render_table, summarize, turn_figures, typical_pair, word_errors
 from voiceagent.config import Config
 from voiceagent.errors import VoiceAgentError
 from voiceagent.ports import Synthesizer
-from voiceagent.tools.words import numbers_in
 
 BENCH_MODEL = "qwen2.5-coder-0.5b"
 """The LLM the bench uses when [llm] model is empty: a few minutes on 2 cores."""
@@ -64,28 +63,6 @@ def load_questions(directory: Path) -> list[Question]:
             raise VoiceAgentError(f"{txt}: missing; write what is said in {wav.name} into it")
         questions.append(Question(wav.stem, load_audio(wav), txt.read_text("utf-8").strip()))
     return questions
-
-
-def words(text: str) -> list[str]:
-    """Lower-case words, punctuation dropped, spoken numbers as digits, so "What is 17 plus
-    25?" and "what is seventeen plus twenty-five" count as the same words."""
-    return re.findall(r"[a-z0-9']+", numbers_in(text.replace("-", " ")).lower())
-
-
-def word_errors(reference: str, hypothesis: str) -> tuple[int, int]:
-    """(substitutions + deletions + insertions, reference words): Levenshtein over words."""
-    ref, hyp = words(reference), words(hypothesis)
-    row = list(range(len(hyp) + 1))
-    for i, r in enumerate(ref, 1):
-        previous, row[0] = row[0], i
-        for j, h in enumerate(hyp, 1):
-            previous, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, previous + (r != h))
-    return row[-1], len(ref)
-
-
-def word_error_rate(reference: str, hypothesis: str) -> float:
-    errors, total = word_errors(reference, hypothesis)
-    return errors / total if total else float(errors > 0)
 
 
 class StageLog:
@@ -163,8 +140,6 @@ class Bench:
     events: Events
     turn_log: TurnLog
     stages: StageLog
-    synthesizer: Synthesizer
-    player: PacedPlayer
 
     def streaming(self, q: Question) -> tuple[str, str, str]:
         """The product's own turn: Assistant.answer_audio, speech streamed as text arrives."""
@@ -185,10 +160,10 @@ class Bench:
             emit("turn_end", stop="empty")
             return text, "", "empty"
         result = self.assistant.agent.run_turn([], text)
-        reply = concat(list(self.synthesizer.synthesize(result.answer)))
+        reply = concat(list(self.assistant.synthesizer.synthesize(result.answer)))
         if len(reply.samples):
             emit("audio_start", text=result.answer)
-            self.player.play(reply)
+            self.assistant.player.play(reply)
             emit("audio_end")
         emit("turn_end", stop=result.stop)
         return text, result.answer, result.stop
@@ -203,55 +178,6 @@ class Bench:
             "word_errors": errors, "words": n_words, "audio_s": round(q.audio.seconds, 3),
             **turn_figures(self.turn_log.events, self.turn_log.t0, self.stages.take()),
         }
-
-
-def turn_figures(events: list[Event], t0: float,
-                 spans: list[tuple[str, float, float, float]]) -> dict[str, Any]:
-    """Timings, per-stage spans (seconds since end of speech) and rates of one turn."""
-    timings = timings_from(events)
-    stage: dict[str, list[list[Any]]] = {"stt": [], "llm_wait": [], "llm_write": [],
-                                         "tools": [], "tts": [], "playback": []}
-    if "stt_done" in timings:
-        stage["stt"].append([0.0, timings["stt_done"]])
-    request = first = None
-    tokens = steps = 0
-    for e in events:
-        if e.type == "request":
-            request, first = e.t, None
-        elif e.type == "first_token" and request is not None:
-            first = e.t
-            stage["llm_wait"].append([round(request, 3), round(e.t, 3)])
-        elif e.type == "reply" and request is not None:
-            stage["llm_write"].append([round(first or request, 3), round(e.t, 3)])
-            tokens += int(e.fields.get("output_tokens") or 0)
-            steps += 1
-        elif e.type == "tool_result":
-            start = e.t - float(e.fields.get("seconds") or 0)
-            stage["tools"].append([round(start, 3), round(e.t, 3), e.fields.get("name")])
-    made = {"tts": 0.0, "playback": 0.0}
-    for name, start, end, audio_s in spans:
-        stage[name].append([round(start - t0, 3), round(end - t0, 3)])
-        made[name] += audio_s
-    writing = sum(end - start for start, end in stage["llm_write"])
-    tts_s = sum(end - start for start, end in stage["tts"])
-    audio_s = next((e.fields["audio_s"] for e in events if e.type == "speech_end"), 0.0)
-    return {
-        "timings": timings,
-        "stages": stage,
-        "llm_first_token_s": _round(stage["llm_wait"][0][1] - stage["llm_wait"][0][0]
-                                    if stage["llm_wait"] else None),
-        "output_tokens": tokens,
-        "tokens_per_s": _round((tokens - steps) / writing if writing > 0 and tokens > steps
-                               else None),
-        "stt_rtf": _round(timings["stt_done"] / audio_s if audio_s and "stt_done" in timings
-                          else None),
-        "tts_rtf": _round(tts_s / made["tts"] if made["tts"] else None),
-        "reply_audio_s": round(made["playback"], 3),
-    }
-
-
-def _round(value: float | None) -> float | None:
-    return None if value is None else round(value, 3)
 
 
 def bench_config(config: Config, data_dir: Path) -> Config:
@@ -337,14 +263,13 @@ def _build(config: Config, stack: ExitStack) -> Bench:
     events = Events()
     turn_log = TurnLog()
     events.subscribe(turn_log)
-    synthesizer = TimedSynthesizer(build_synthesizer(config), stages)
-    player = PacedPlayer(stages)
-    assistant = build_assistant(config, stack, mode="bench", player=player, events=events,
-                                synthesizer=synthesizer)
+    assistant = build_assistant(config, stack, mode="bench", player=PacedPlayer(stages),
+                                events=events,
+                                synthesizer=TimedSynthesizer(build_synthesizer(config), stages))
     if type(assistant.agent.model).__name__ == "DemoChat":
         raise VoiceAgentError("no language model could be reached, so there is nothing to "
                               "measure; run `voiceagent doctor`")
-    return Bench(assistant, events, turn_log, stages, synthesizer, player)
+    return Bench(assistant, events, turn_log, stages)
 
 
 def _setup(config: Config, turns: int, questions: int) -> dict[str, Any]:

@@ -1,11 +1,17 @@
-"""The bench's figures: per-metric statistics of both pipelines, their ratio, the table."""
+"""The bench's figures: what one turn's events measure, word errors, statistics over turns,
+the streaming/sequential ratio, and the table."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+
+from voiceagent.agent.events import Event
+from voiceagent.assistant import timings_from
+from voiceagent.tools.words import numbers_in
 
 PIPELINES = ("streaming", "sequential")
 
@@ -14,7 +20,7 @@ METRICS: list[tuple[str, str, Getter]] = [
     ("first_audio", "time to first audio (s)", lambda t: t["timings"].get("first_audio")),
     ("total", "total turn time (s)", lambda t: t["timings"].get("total")),
     ("stt", "speech to text (s)", lambda t: t["timings"].get("stt_done")),
-    ("llm_first_token", "LLM first token (s)", lambda t: t["llm_first_token_s"]),
+    ("llm_first_token", "LLM wait for 1st token (s)", lambda t: t["llm_first_token_s"]),
     ("llm_reply", "LLM reply complete (s)", lambda t: t["timings"].get("answer_done")),
     ("first_sentence", "first sentence ready (s)", lambda t: t["timings"].get("first_sentence")),
     ("tokens_per_s", "LLM tokens/s", lambda t: t["tokens_per_s"]),
@@ -22,9 +28,76 @@ METRICS: list[tuple[str, str, Getter]] = [
     ("tts_rtf", "TTS real-time factor", lambda t: t["tts_rtf"]),
     ("reply_audio_s", "spoken reply (s)", lambda t: t["reply_audio_s"] or None),
 ]
-"""(key, label, how to read it from one turn); times are seconds since the end of speech."""
+"""(key, label, how to read it from one turn); times are seconds since the end of speech,
+except the LLM wait, which counts from the request."""
 RATIOS = ("first_audio", "total")
 """The metrics whose streaming/sequential ratio of medians is reported."""
+
+
+def words(text: str) -> list[str]:
+    """Lower-case words, punctuation dropped, spoken numbers as digits, so "What is 17 plus
+    25?" and "what is seventeen plus twenty-five" count as the same words."""
+    return re.findall(r"[a-z0-9']+", numbers_in(text.replace("-", " ")).lower())
+
+
+def word_errors(reference: str, hypothesis: str) -> tuple[int, int]:
+    """(substitutions + deletions + insertions, reference words): Levenshtein over words."""
+    ref, hyp = words(reference), words(hypothesis)
+    row = list(range(len(hyp) + 1))
+    for i, r in enumerate(ref, 1):
+        previous, row[0] = row[0], i
+        for j, h in enumerate(hyp, 1):
+            previous, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, previous + (r != h))
+    return row[-1], len(ref)
+
+
+def turn_figures(events: list[Event], t0: float,
+                 spans: list[tuple[str, float, float, float]]) -> dict[str, Any]:
+    """Timings, per-stage spans (seconds since end of speech) and rates of one turn."""
+    timings = timings_from(events)
+    stage: dict[str, list[list[Any]]] = {"stt": [], "llm_wait": [], "llm_write": [],
+                                         "tools": [], "tts": [], "playback": []}
+    if "stt_done" in timings:
+        stage["stt"].append([0.0, timings["stt_done"]])
+    request = first = None
+    tokens = steps = 0
+    for e in events:
+        if e.type == "request":
+            request, first = e.t, None
+        elif e.type == "first_token" and request is not None:
+            first = e.t
+            stage["llm_wait"].append([round(request, 3), round(e.t, 3)])
+        elif e.type == "reply" and request is not None:
+            stage["llm_write"].append([round(first or request, 3), round(e.t, 3)])
+            tokens += int(e.fields.get("output_tokens") or 0)
+            steps += 1
+        elif e.type == "tool_result":
+            start = e.t - float(e.fields.get("seconds") or 0)
+            stage["tools"].append([round(start, 3), round(e.t, 3), e.fields.get("name")])
+    made = {"tts": 0.0, "playback": 0.0}
+    for name, start, end, audio_s in spans:
+        stage[name].append([round(start - t0, 3), round(end - t0, 3)])
+        made[name] += audio_s
+    writing = sum(end - start for start, end in stage["llm_write"])
+    tts_s = sum(end - start for start, end in stage["tts"])
+    audio_s = next((e.fields["audio_s"] for e in events if e.type == "speech_end"), 0.0)
+    return {
+        "timings": timings,
+        "stages": stage,
+        "llm_first_token_s": _round(stage["llm_wait"][0][1] - stage["llm_wait"][0][0]
+                                    if stage["llm_wait"] else None),
+        "output_tokens": tokens,
+        "tokens_per_s": _round((tokens - steps) / writing if writing > 0 and tokens > steps
+                               else None),
+        "stt_rtf": _round(timings["stt_done"] / audio_s if audio_s and "stt_done" in timings
+                          else None),
+        "tts_rtf": _round(tts_s / made["tts"] if made["tts"] else None),
+        "reply_audio_s": round(made["playback"], 3),
+    }
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 3)
 
 
 def describe(values: list[float]) -> dict[str, float] | None:
