@@ -234,7 +234,8 @@ def test_no_retry_after_text_was_spoken():
     agent, _ = make(model)
     result, spoken = run(agent)
     assert result.stop == "error" and spoken[0] == "The answer is"
-    assert result.messages[-1].text.startswith("The answer is Sorry")
+    assert "".join(spoken) == result.answer == result.messages[-1].text
+    assert result.answer.startswith("The answer is Sorry")
     model.assert_consumed()
 
 

@@ -294,7 +294,7 @@ class _Turn:
         """Close the turn: say `sentence`, and end the messages with an assistant text."""
         partial = "".join(self.step_said).strip()
         if sentence:
-            self._say(sentence)
+            self._say(f" {sentence}" if partial else sentence)
         self._close_step()
         last = self.new[-1]
         if last.role != "assistant" or last.calls:

@@ -49,6 +49,10 @@ class AnthropicChat:
         )
         self._replies = itertools.count(1)
 
+    @property
+    def base_url(self) -> str:
+        return self._http.base_url
+
     def close(self) -> None:
         self._http.close()
 
