@@ -287,3 +287,14 @@ def test_prefix_is_sent_first_but_never_returned():
     assert list(model.requests[0].messages) == [*example, *history, Message("user", "now?")]
     assert result.messages == [Message("user", "now?"), Message("assistant", "Now.")]
     assert model.requests[0].system == AgentConfig().system_prompt
+
+
+def test_warm_up_sends_the_fixed_prefix_once_outside_any_turn():
+    example = [Message("user", "example question"), Message("assistant", "example answer")]
+    model = ScriptedChatModel().enqueue("Hello, how can I help?", deltas=["Hello", ", how"])
+    agent, rec = make(model, prefix=example)
+    agent.warm_up()
+    (request,) = model.requests
+    assert list(request.messages[:2]) == example and request.tools == tuple(agent.tools.specs())
+    assert rec.events == []  # not a turn: nothing in the trace
+    model.assert_consumed()

@@ -97,9 +97,10 @@ class Agent:
     def warm_up(self) -> None:
         """Send the fixed prefix (system prompt, tools, worked example) once, so the server
         has it cached before the user's first question (seconds saved on a small CPU)."""
+        enough = threading.Event()  # stop at the first token: the prompt is cached by then
         try:
             self.model.complete(self.config.system_prompt, [*self.prefix, Message("user", "hi")],
-                                self.tools.specs())
+                                self.tools.specs(), on_text=lambda _: enough.set(), cancel=enough)
         except ChatError as exc:  # the first real turn will report it properly
             log.info("warm-up request failed: %s", exc)
 
