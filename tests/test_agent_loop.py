@@ -298,3 +298,10 @@ def test_warm_up_sends_the_fixed_prefix_once_outside_any_turn():
     assert list(request.messages[:2]) == example and request.tools == tuple(agent.tools.specs())
     assert rec.events == []  # not a turn: nothing in the trace
     model.assert_consumed()
+
+
+def test_an_error_after_the_user_cancelled_is_a_cancel_not_an_apology():
+    model = ScriptedChatModel().enqueue(ChatError("connection closed"), during=CANCEL.set)
+    agent, _ = make(model)
+    result, spoken = run(agent, cancel=CANCEL)
+    assert (result.stop, spoken) == ("cancelled", [])

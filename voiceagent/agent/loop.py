@@ -185,6 +185,8 @@ class _Turn:
             except ChatError as exc:
                 self.a.events.emit("error", where="model", kind=type(exc).__name__,
                                    message=str(exc))
+                if self.cancel.is_set():
+                    return self._cancelled("model")
                 if attempt == 1 and not self.step_said and not self.halt.is_set():
                     continue
                 sentence = DOWN_SENTENCE if isinstance(exc, ServerDown) else ERROR_SENTENCE
