@@ -214,3 +214,12 @@ def test_cancel_while_the_server_is_still_reading_the_prompt(server):
         timer.join()
         chat.close()
     assert reply.text == "" and reply.calls == ()
+
+
+def test_a_format_fault_reported_inside_the_stream_is_asked_again_too(server):
+    fault = json.dumps({"error": {"code": 500, "message": FORMAT_FAULT, "type": "server_error"}})
+    server.script(Response(events=[("", fault)]),
+                  openai_stream(calls=[("b1", "add", '{"a": 1, "b": 2}')]))
+    reply, _ = ask(server)
+    assert reply.calls == (ToolCall("b1", "add", {"a": 1, "b": 2}),)
+    server.assert_consumed()
