@@ -218,6 +218,10 @@ def run_bench(config: Config, turns: int, wav_dir: Path | None, json_path: str |
         _progress(f"loading models (LLM {config.llm.model or config.llm.provider}) ...")
         config, server_pid = _start_llm(config, stack)
         bench = _build(config, stack)
+        load = os.getloadavg()[0]
+        if load > 0.5 * len(os.sched_getaffinity(0)):
+            _progress(f"note: the machine is busy (load average {load:.1f}); figures will be "
+                      "slower and noisier than on an idle machine")
         _progress("warm-up turn (not counted)")
         for pipeline in ("streaming", "sequential"):
             bench.measure(pipeline, questions[0], 0)
@@ -231,7 +235,8 @@ def run_bench(config: Config, turns: int, wav_dir: Path | None, json_path: str |
                 _progress(_turn_line(turn))
         memory = {"assistant": peak_rss_mb(), "llm_server": peak_rss_mb(server_pid)
                   if server_pid else None}
-    report = summarize(results, setup=_setup(config, n, len(questions)), memory=memory)
+    setup = {**_setup(config, n, len(questions)), "load_average_at_start": round(load, 2)}
+    report = summarize(results, setup=setup, memory=memory)
     print(render_table(report))
     if json_path:
         Path(json_path).write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n",

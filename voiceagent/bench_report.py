@@ -153,7 +153,8 @@ def render_table(report: dict[str, Any]) -> str:
     lines = [
         f"voiceagent bench: LLM {s['llm']}, STT whisper {s['stt']}, TTS piper {s['tts']}; "
         f"{s['cpus']} CPUs ({s['machine']}); {s['turns_per_pipeline']} turns per pipeline "
-        f"over {s['questions']} questions, warm-up excluded",
+        f"over {s['questions']} questions, warm-up excluded; load average at start "
+        f"{s.get('load_average_at_start', '?')}",
         "",
         f"{'':26}{'streaming':^28}  {'sequential':^28}  {'stream/seq':>10}",
         f"{'':26}" + f"{'median':>7}{'p90':>7}{'min':>7}{'max':>7}  " * 2 + f"{'(median)':>10}",
