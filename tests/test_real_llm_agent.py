@@ -11,6 +11,7 @@ import pytest
 from voiceagent.agent.events import Events, Recording
 from voiceagent.agent.example import worked_example
 from voiceagent.agent.loop import Agent
+from voiceagent.agent.messages import Message
 from voiceagent.agent.session import SessionStore
 from voiceagent.agent.tools import ToolRegistry
 from voiceagent.agent.wire_openai import OpenAIChat
@@ -48,3 +49,20 @@ def test_a_real_model_calls_the_clock_tool_and_answers_with_its_result(llm_base_
     store = SessionStore(tmp_path / "s.jsonl", max_turns=5)
     store.save(result.messages)
     assert store.load() == result.messages
+
+
+def test_the_format_fault_fallback_recovers_the_call_from_the_models_own_text(llm_base_url):
+    """The retry after a tool-call format fault asks with tool_choice "none": llama.cpp then
+    returns the model's raw text, and the call the model printed there is recovered."""
+    registry = ToolRegistry(clock.make_tools(""))
+    chat = OpenAIChat(llm_base_url, "qwen2.5-coder-0.5b", timeout_s=300, temperature=0.0,
+                      extra_body={"tool_choice": "none"})
+    spoken: list[str] = []
+    try:
+        reply = chat.complete(AgentConfig().system_prompt,
+                              [*worked_example(registry), Message("user", "What time is it?")],
+                              registry.specs(), on_text=spoken.append)
+    finally:
+        chat.close()
+    assert [c.name for c in reply.calls] == ["get_time"], reply
+    assert reply.text == "" and "".join(spoken) == ""  # the JSON was not spoken
