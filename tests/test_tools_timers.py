@@ -161,3 +161,22 @@ def test_corrupt_timers_file_is_moved_aside(tmp_path):
         assert (tmp_path / "timers.corrupt").read_text() == "{not json"
     finally:
         store.close()
+
+
+def test_a_timer_set_elsewhere_is_fired_by_the_running_assistant(tmp_path, timers):
+    one_shot = Timers(timers.path, None, "UTC")  # e.g. `voiceagent ask` in another process
+    tools(one_shot)["set_timer"](duration="1 second", label="tea")
+    one_shot.close()
+    assert timers.announcer.wait() == ["Your 1 second tea timer is done."]
+
+
+def test_without_a_speaker_timers_are_kept_not_fired(tmp_path):
+    path = tmp_path / "timers.json"
+    past = Timers(path, None, clock=lambda: time.time() - 7200)
+    tools(past)["set_timer"](duration="1 hour", label="soup")
+    past.close()
+    quiet = Timers(path, None)  # overdue, but nobody can hear it: left for the assistant
+    try:
+        assert tools(quiet)["list_timers"]().startswith("1 set: 1 hour soup timer")
+    finally:
+        quiet.close()

@@ -55,7 +55,8 @@ class ToolContext:
     mode: str = "ask"
     """ptt, kiosk, daemon or ask: the shell tool is left out in kiosk mode."""
     announce: Callable[[str], None] = _quiet
-    """Speak a text now, even while idle (a timer going off). Called from the timer thread."""
+    """Speak a text now, even while idle (a timer going off). Called from the timer thread.
+    Left at the default, timers are kept but not fired (another process announces them)."""
     reset_conversation: Callable[[], None] = _nothing
     """Forget the conversation (called from inside a turn, by the conversation tool)."""
 
@@ -131,7 +132,8 @@ def _family(name: str, config: Config, ctx: ToolContext, box: Toolbox) -> list[T
     if name == "clock":
         return clock.make_tools(tc.timezone)
     if name == "timers":
-        store = timers.Timers(ctx.data_dir / "timers.json", ctx.announce, tc.timezone)
+        speaker = None if ctx.announce is _quiet else ctx.announce  # nobody to tell: no firing
+        store = timers.Timers(ctx.data_dir / "timers.json", speaker, tc.timezone)
         box.closers.append(store.close)
         return timers.make_tools(store)
     if name == "lists":

@@ -2,17 +2,20 @@
 
 They are kept in <data_dir>/timers.json (rewritten atomically on every change), so a restart
 keeps them; one that came due while the assistant was not running is announced at start.
+Only a front end that can speak (ToolContext.announce) runs the firing thread.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import logging
 import os
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
@@ -28,6 +31,8 @@ log = logging.getLogger(__name__)
 MAX_SECONDS = 7 * 86400
 LATE_SECONDS = 60
 """An entry this overdue at start went off while the assistant was not running."""
+POLL_SECONDS = 2.0
+"""How often the firing thread looks for timers set by another process."""
 
 
 @dataclass(frozen=True)
@@ -52,9 +57,14 @@ class Entry:
 
 
 class Timers:
-    """The persisted entries and the thread that fires them."""
+    """The persisted entries and, when `announce` is given, the thread that fires them.
 
-    def __init__(self, path: Path, announce: Callable[[str], None], timezone: str = "",
+    The file is the only copy: every change re-reads it under a file lock, so a one-shot
+    `voiceagent ask` and a running assistant can share it; the firing thread re-reads it
+    every POLL_SECONDS to see timers another process set.
+    """
+
+    def __init__(self, path: Path, announce: Callable[[str], None] | None, timezone: str = "",
                  clock: Callable[[], float] = time.time):
         self.path = path
         self.zone = local_zone(timezone)
@@ -62,10 +72,13 @@ class Timers:
         self.announce = announce
         self.clock = clock
         self._cond = threading.Condition()
-        self._entries: list[Entry] = self._load()
         self._stopped = False
-        self._thread = threading.Thread(target=self._run, name="voiceagent-timers", daemon=True)
-        self._thread.start()
+        self._changed = False
+        self._thread: threading.Thread | None = None
+        if announce is not None:
+            self._thread = threading.Thread(target=self._run, name="voiceagent-timers",
+                                            daemon=True)
+            self._thread.start()
 
     def _load(self) -> list[Entry]:
         try:
@@ -78,53 +91,67 @@ class Timers:
             log.warning("timers file %s unreadable (%s); moved to %s", self.path, exc, aside)
             return []
 
-    def _save(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+    def _save(self, entries: list[Entry]) -> None:
         tmp = self.path.with_suffix(".tmp")
         with open(tmp, "w", encoding="utf-8") as f:
-            json.dump([asdict(e) for e in self._entries], f, indent=1)
+            json.dump([asdict(e) for e in entries], f, indent=1)
             f.flush()
             os.fsync(f.fileno())
         tmp.replace(self.path)
 
+    @contextmanager
+    def _locked(self) -> Iterator[list[Entry]]:
+        """The entries, read under the thread and file locks; changes to the list are saved."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self._cond, open(self.path.with_suffix(".lock"), "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            entries = self._load()
+            before = list(entries)
+            yield entries
+            if entries != before:
+                self._save(entries)
+                self._changed = True
+                self._cond.notify()
+
     def add(self, entry: Entry) -> None:
-        with self._cond:
-            self._entries.append(entry)
-            self._save()
-            self._cond.notify()
+        with self._locked() as entries:
+            entries.append(entry)
 
     def pending(self) -> list[Entry]:
-        with self._cond:
-            return sorted(self._entries, key=lambda e: e.due)
+        with self._locked() as entries:
+            return sorted(entries, key=lambda e: e.due)
 
-    def remove(self, entries: list[Entry]) -> None:
-        with self._cond:
-            self._entries = [e for e in self._entries if e not in entries]
-            self._save()
-            self._cond.notify()
+    def remove(self, chosen: list[Entry]) -> list[Entry]:
+        """Remove `chosen`; returns those that were still there."""
+        with self._locked() as entries:
+            gone = [e for e in entries if e in chosen]
+            entries[:] = [e for e in entries if e not in chosen]
+        return gone
 
     def close(self) -> None:
         with self._cond:
             self._stopped = True
             self._cond.notify()
-        self._thread.join(timeout=5)
+        if self._thread is not None:
+            self._thread.join(timeout=5)
 
     def _run(self) -> None:
         started = self.clock()
         while True:
-            with self._cond:
-                if self._stopped:
-                    return
-                now = self.clock()
-                due = [e for e in self._entries if e.due <= now]
-                if not due:
-                    wait = min((e.due for e in self._entries), default=now + 3600) - now
-                    self._cond.wait(timeout=min(wait, 3600))
-                    continue
-                self._entries = [e for e in self._entries if e not in due]
-                self._save()
+            now = self.clock()
+            with self._locked() as entries:
+                self._changed = False
+                due = [e for e in entries if e.due <= now]
+                entries[:] = [e for e in entries if e not in due]
+                wait = min([e.due - now for e in entries] + [POLL_SECONDS])
             for entry in sorted(due, key=lambda e: e.due):
                 self._fire(entry, late=entry.due < started - LATE_SECONDS)
+            with self._cond:
+                if not due:
+                    self._cond.wait_for(lambda: self._stopped or self._changed, timeout=wait)
+                self._changed = False
+                if self._stopped:
+                    return
 
     def _fire(self, entry: Entry, late: bool) -> None:
         name = entry.name(self.zone)
@@ -249,7 +276,7 @@ def make_tools(timers: Timers) -> list[Tool]:
         if not chosen:
             names = "; ".join(e.name(timers.zone) for e in entries)
             raise ToolError(f"which one? Set now: {names}. Give its label, or 'all'.")
-        timers.remove(chosen)
+        chosen = timers.remove(chosen)
         return "Cancelled " + ", ".join(f"the {e.name(timers.zone)}" for e in chosen) + "."
 
     return [set_timer, set_alarm, list_timers, cancel_timer]
