@@ -75,7 +75,7 @@ class AgentConfig:
 
     system_prompt: str = _f(DEFAULT_SYSTEM_PROMPT, "the system prompt")
     max_steps: int = _f(6, "most model requests in one turn", minimum=1)
-    max_seconds: float = _f(60.0, "most wall-clock seconds for one turn", minimum=1)
+    max_seconds: float = _f(120.0, "most wall-clock seconds for one turn", minimum=1)
     max_tokens: int = _f(20000, "most tokens (in + out) for one turn", minimum=100)
     max_cost_usd: float = _f(0.05, "most money for one turn on paid providers; 0 = no cap",
                              minimum=0)
