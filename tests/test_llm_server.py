@@ -1,0 +1,143 @@
+"""The real embedded llama.cpp server with the 0.5B model: lifecycle and real tool_calls."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from voiceagent.agent.example import worked_example
+from voiceagent.agent.wire_openai import to_wire
+from voiceagent.config import config_from_dict
+from voiceagent.errors import ChatError
+from voiceagent.llm_server import LLMServer, ensure_server
+
+pytestmark = pytest.mark.real
+
+CLOCK = {
+    "type": "function",
+    "function": {
+        "name": "get_time",
+        "description": "Use when the user asks what time it is or today's date.",
+        "parameters": {"type": "object", "properties": {
+            "place": {"type": "string", "description": "a city; empty for here"}}},
+    },
+}
+# The system prompt and the worked example, as the assistant sends them.
+START = to_wire("You are a voice assistant. Answer in one short sentence. Use a tool whenever "
+                "the request needs one.", worked_example({"get_time"}))
+ASK_TIME = {"role": "user", "content": "What time is it?"}
+
+
+def _chat(url: str, messages: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+    body = {"messages": messages, "tools": [CLOCK], "temperature": 0, "max_tokens": 80, **extra}
+    response = httpx.post(f"{url}/chat/completions", json=body, timeout=120)
+    assert response.status_code == 200, response.text
+    return response.json()["choices"][0]["message"]
+
+
+def _gone(pid: int) -> bool:
+    """True when no live process has this id (a zombie counts as gone)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return True
+    return state in ("Z", "X")
+
+
+def _wait_gone(pid: int, seconds: float = 20) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if _gone(pid):
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_health_and_models(llm_server: LLMServer, llm_base_url: str) -> None:
+    root = llm_base_url.removesuffix("/v1")
+    assert httpx.get(f"{root}/health", timeout=5).json() == {"status": "ok"}
+    assert httpx.get(f"{llm_base_url}/models", timeout=5).status_code == 200
+    assert llm_server.is_alive()
+
+
+def test_a_tool_call_comes_back_as_real_tool_calls_then_the_answer_uses_the_result(
+        llm_base_url: str) -> None:
+    message = _chat(llm_base_url, [*START, ASK_TIME])
+    [call] = message["tool_calls"]
+    assert call["function"]["name"] == "get_time"
+    assert isinstance(json.loads(call["function"]["arguments"]), dict)
+    follow = _chat(llm_base_url, [
+        *START, ASK_TIME,
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": call["id"],
+         "content": "It is 9:41 PM, Sunday, November 29, 2026."},
+    ])
+    assert not follow.get("tool_calls")
+    assert "9:41" in follow["content"]
+
+
+def test_streaming_with_tools_sends_the_call_in_deltas(llm_base_url: str) -> None:
+    body = {"messages": [*START, ASK_TIME], "tools": [CLOCK], "temperature": 0,
+            "max_tokens": 80, "stream": True}
+    pieces: list[dict[str, Any]] = []
+    with httpx.stream("POST", f"{llm_base_url}/chat/completions", json=body,
+                      timeout=120) as response:
+        assert response.status_code == 200
+        for line in response.iter_lines():
+            if line.startswith("data: ") and line != "data: [DONE]":
+                for choice in json.loads(line[6:]).get("choices", []):
+                    pieces += choice.get("delta", {}).get("tool_calls") or []
+    assert pieces, "no tool_call deltas were streamed"
+    assert pieces[0]["id"] and pieces[0]["function"]["name"] == "get_time"
+    arguments = "".join(p["function"].get("arguments") or "" for p in pieces)
+    assert isinstance(json.loads(arguments), dict)
+
+
+def test_a_second_start_on_a_taken_port_is_refused_and_ensure_server_reuses(
+        llm_server: LLMServer, test_gguf: Path) -> None:
+    with pytest.raises(ChatError, match="already in use by a running LLM server"):
+        LLMServer(test_gguf, port=llm_server.port).start()
+    config = config_from_dict({"server": {"port": llm_server.port}})
+    url, ours = ensure_server(config)
+    assert (url, ours) == (llm_server.base_url, None)
+
+
+def test_stop_leaves_no_process_and_a_killed_server_is_restarted(test_gguf: Path) -> None:
+    server = LLMServer(test_gguf)
+    with server:
+        url, first = server.base_url, server.pid
+        assert first is not None
+        os.kill(first, signal.SIGKILL)
+        assert _wait_gone(first)
+        assert not server.is_alive()
+        assert server.restart() == url  # the same port, so clients keep their URL
+        assert server.is_alive() and server.pid != first
+        second = server.pid
+    assert second is not None and _wait_gone(second, seconds=0.5)
+    assert not server.is_alive()
+
+
+def test_the_server_dies_with_its_parent(test_gguf: Path) -> None:
+    script = ("import sys, pathlib\n"
+              "from voiceagent.llm_server import LLMServer\n"
+              "s = LLMServer(pathlib.Path(sys.argv[1])); s.start()\n"
+              "print(s.pid, flush=True)\n"
+              "import time; time.sleep(600)\n")
+    with subprocess.Popen([sys.executable, "-c", script, str(test_gguf)],
+                          stdout=subprocess.PIPE, text=True) as parent:
+        try:
+            assert parent.stdout is not None
+            child = int(parent.stdout.readline())
+            assert not _gone(child)
+        finally:
+            parent.kill()
+    assert _wait_gone(child), f"the server (pid {child}) outlived its parent"
