@@ -18,7 +18,7 @@ from voiceagent.agent.example import worked_example
 from voiceagent.agent.wire_openai import to_wire
 from voiceagent.config import config_from_dict
 from voiceagent.errors import ChatError
-from voiceagent.llm_server import LLMServer, ensure_server
+from voiceagent.llm_server import LLMServer, ensure_server, free_port
 
 pytestmark = pytest.mark.real
 
@@ -141,3 +141,37 @@ def test_the_server_dies_with_its_parent(test_gguf: Path) -> None:
         finally:
             parent.kill()
     assert _wait_gone(child), f"the server (pid {child}) outlived its parent"
+
+
+def test_serve_forever_runs_until_sigterm_and_takes_the_server_down(test_gguf: Path,
+                                                                    tmp_path: Path) -> None:
+    script = ("import sys\n"
+              "from voiceagent.config import config_from_dict\n"
+              "from voiceagent.llm_server import serve_forever\n"
+              "serve_forever(config_from_dict({'llm': {'model': sys.argv[1]},\n"
+              "                                'paths': {'data_dir': sys.argv[2]}}))\n"
+              "print('done', flush=True)\n")
+    with subprocess.Popen([sys.executable, "-c", script, str(test_gguf), str(tmp_path)],
+                          stdout=subprocess.PIPE, text=True) as fg:
+        assert fg.stdout is not None
+        line = fg.stdout.readline()
+        url = line.split(" at ", 1)[1].split(";")[0]
+        assert httpx.get(f"{url}/models", timeout=5).status_code == 200
+        fg.send_signal(signal.SIGTERM)
+        assert fg.stdout.read().strip() == "done"
+        assert fg.wait(30) == 0
+    with pytest.raises(httpx.ConnectError):
+        httpx.get(f"{url}/models", timeout=5)
+
+
+def test_ensure_server_starts_ours_when_nothing_answers(test_gguf: Path, tmp_path: Path) -> None:
+    silent = f"http://127.0.0.1:{free_port('127.0.0.1')}/v1"
+    config = config_from_dict({"llm": {"base_url": silent, "model": str(test_gguf)},
+                               "paths": {"data_dir": str(tmp_path)}})
+    url, ours = ensure_server(config)
+    assert ours is not None
+    try:
+        assert url == ours.base_url != silent
+        assert ours.is_alive()
+    finally:
+        ours.stop()
