@@ -5,7 +5,8 @@
   It is started before the first test of any session that holds `audio`-marked tests, because
   sounddevice lists devices once, at import, and must find it then.
 - `transcriber`, `synthesizer`: the bundled tiny.en and en_US-joe-medium, loaded once.
-- `speech`: `speech(text)` -> that text spoken by piper at 16 kHz, with silence around it.
+- `speech`: `speech(text)` -> that text spoken by piper at 16 kHz, with silence around it,
+  the same in every run.
 - `words(text)`: a transcript normalised for comparison.
 """
 
@@ -75,13 +76,28 @@ def synthesizer():  # -> PiperSynthesizer
 
 
 @pytest.fixture(scope="session")
-def speech(synthesizer) -> Callable[..., Audio]:
-    """`speech(text, lead_s=0.6, tail_s=1.2)`: piper saying `text`, 16 kHz, silence around."""
+def speech() -> Callable[..., Audio]:
+    """`speech(text, lead_s=0.6, tail_s=1.2)`: piper saying `text`, 16 kHz, silence around.
+
+    The voice's random noise is off here, so a clip is the same in every run and a test's
+    outcome never depends on piper's dice (with it on, tiny.en mishears ~1 clip in 10).
+    """
+    from piper import PiperVoice, SynthesisConfig
+
+    from voiceagent.models import piper_voice
+    from voiceagent.speech.speakable import speakable
+
+    config = Config()
+    voice = PiperVoice.load(piper_voice(config.tts.voice, config.models_dir))
+    steady = SynthesisConfig(noise_scale=0.0, noise_w_scale=0.0, volume=config.tts.volume)
 
     @functools.lru_cache(maxsize=64)
     def make(text: str, lead_s: float = 0.6, tail_s: float = 1.2) -> Audio:
-        voice = concat(list(synthesizer.synthesize(text)), STT_RATE)
-        return concat([Audio.silence(lead_s), voice, Audio.silence(tail_s)])
+        chunks = list(voice.synthesize(speakable(text), syn_config=steady))
+        spoken = Audio(np.concatenate([c.audio_float_array for c in chunks]),
+                       chunks[0].sample_rate)
+        return concat([Audio.silence(lead_s), spoken.resampled(STT_RATE),
+                       Audio.silence(tail_s)])
 
     return make
 

@@ -102,3 +102,30 @@ def test_continuous_listening_ignores_what_is_heard_while_paused(pulse, speech, 
         thread.join(timeout=10)
     assert [words(h) for h in heard] == [words("Stop the music."),
                                         words("Turn on the kitchen lights.")]
+
+
+def test_continuous_listening_survives_the_sound_server_restarting(pulse, speech, transcriber):
+    """The device goes away mid-stream and comes back: the kiosk keeps listening."""
+    mic = recorder()
+    stop = threading.Event()
+    heard: list[str] = []
+    got_one = threading.Event()
+
+    def listen() -> None:
+        for utterance in mic.utterances(stop):
+            heard.append(transcriber.transcribe(utterance))
+            got_one.set()
+
+    mic.open()
+    thread = threading.Thread(target=listen)
+    thread.start()
+    try:
+        pulse.stop()  # the microphone disappears under an open stream
+        stop.wait(3.0)
+        pulse.start()
+        pulse.play_into_mic(speech("Are you still listening?"))
+        assert got_one.wait(timeout=15)
+    finally:
+        stop.set()
+        thread.join(timeout=10)
+    assert [words(h) for h in heard] == [words("Are you still listening?")]

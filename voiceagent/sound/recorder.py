@@ -144,13 +144,19 @@ class MicRecorder:
 
         If the device fails, the stream is reopened (once a second) until it comes back.
         """
+        failing = False
         while not stop.is_set():
             try:
                 self.open()
                 assert self._stream is not None
+                if failing:
+                    log.warning("microphone %r is back", self._stream.device.name)
+                    failing = False
                 audio = self._listen(self._stream, stop, None, [])
             except DeviceError as exc:
-                log.warning("%s; trying to reopen it", exc)
+                # Said once; then retried quietly every second until the device is back.
+                (log.debug if failing else log.warning)("%s (retrying every second)", exc)
+                failing = True
                 self.close()
                 stop.wait(1.0)
                 if not stop.is_set():
