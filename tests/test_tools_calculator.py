@@ -55,3 +55,13 @@ def test_unit_errors_are_instructive():
         convert_units(value=1, from_unit="meter", to_unit="kg")
     with pytest.raises(ToolError, match="don't know the unit 'furlong'.*length: meter"):
         convert_units(value=1, from_unit="furlong", to_unit="m")
+
+
+@pytest.mark.parametrize("expression, answer", [
+    ("10 miles in kilometers", "10 miles is 16.0934 kilometers."),
+    ("how many kilometers is ten miles", "10 miles is 16.0934 kilometers."),
+    ("how many ounces are in two pounds", "2 pounds is 32 ounces."),
+    ("convert 30 degrees celsius to fahrenheit", "30 celsius is 86 fahrenheit."),
+])
+def test_conversions_sent_to_the_calculator_still_convert(expression, answer):
+    assert calculate(expression=expression) == answer

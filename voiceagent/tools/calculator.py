@@ -168,6 +168,29 @@ def convert(value: float, from_unit: str, to_unit: str) -> tuple[float, str, str
     return value * units[a] / units[b], a, b
 
 
+_NUMBER = r"(-?\d+(?:\.\d+)?)"
+_CONVERSIONS = [  # (pattern, group of value, from, to)
+    (rf"^(?:convert\s+)?{_NUMBER}\s*(.+?)\s+(?:in|to|into|as)\s+(.+?)$", (1, 2, 3)),
+    (rf"^how\s+many\s+(.+?)\s+(?:is|are|in|are\s+in|is\s+in)\s+{_NUMBER}\s*(.+?)$", (2, 3, 1)),
+]
+
+
+def as_conversion(text: str) -> tuple[float, str, str] | None:
+    """(value, from, to) when a 'calculation' is really a unit conversion: small models send
+    "10 miles in kilometers" to the calculator."""
+    t = numbers_in(text.lower()).strip(" ?.!")
+    for pattern, (v, a, b) in _CONVERSIONS:
+        match = re.match(pattern, t)
+        if match:
+            try:
+                find_unit(match.group(a))
+                find_unit(match.group(b))
+            except ToolError:
+                return None
+            return float(match.group(v)), match.group(a), match.group(b)
+    return None
+
+
 def _plural(unit: str, value: float) -> str:
     if value == 1 or unit in ("celsius", "fahrenheit", "kelvin") or len(unit) <= 3 or "/" in unit:
         return unit
@@ -191,10 +214,12 @@ def make_tools() -> list[Tool]:
         Args:
             expression: the sum in words or symbols, e.g. "(2 + 3) * 4" or "15 percent of 80".
         """
+        conversion = as_conversion(expression)
+        if conversion:
+            return convert_units(*conversion)
         value = evaluate(to_expression(expression))
         return f"{expression.strip().rstrip('?=')} = {spoken_number(value)}"
 
-    @tool
     def convert_units(value: float, from_unit: str, to_unit: str) -> str:
         """Use when the user asks to convert between units of length, weight, volume,
         temperature, speed or time, e.g. "5 miles in kilometers".
@@ -209,4 +234,4 @@ def make_tools() -> list[Tool]:
         return (f"{spoken_number(value)} {_plural(a, value)} is "
                 f"{shown} {_plural(b, result)}.")
 
-    return [calculate, convert_units]
+    return [calculate, tool(convert_units)]
