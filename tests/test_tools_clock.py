@@ -42,7 +42,8 @@ def test_places_map_to_zones_from_the_zone_database(place, zone):
 def test_time_elsewhere_names_the_place():
     text = get_time()(place="Tokyo")
     assert re.fullmatch(rf"In Tokyo it is {SPOKEN}", text)
-    assert get_time("UTC")(place="here").startswith("It is ")
+    for here in ("here", "today", "now", "Today"):
+        assert get_time("UTC")(place=here).startswith("It is ")
 
 
 def test_unknown_place_is_an_instructive_error():

@@ -212,7 +212,7 @@ def make_tools() -> list[Tool]:
         percentages or square roots, e.g. "15 percent of 80" or "12 times 7".
 
         Args:
-            expression: the sum in words or symbols, e.g. "(2 + 3) * 4" or "15 percent of 80".
+            expression: the user's sum, in their words or in symbols like (2 + 3) * 4.
         """
         conversion = as_conversion(expression)
         if conversion:
@@ -225,9 +225,9 @@ def make_tools() -> list[Tool]:
         temperature, speed or time, e.g. "5 miles in kilometers".
 
         Args:
-            value: the amount to convert, e.g. 5.
-            from_unit: the unit it is in, e.g. "miles".
-            to_unit: the unit wanted, e.g. "kilometers".
+            value: the amount to convert.
+            from_unit: the unit the amount is in.
+            to_unit: the unit the user wants.
         """
         result, a, b = convert(value, from_unit, to_unit)
         shown = spoken_number(round(result, 4) if abs(result) >= 0.01 else result)

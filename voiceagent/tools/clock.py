@@ -17,6 +17,9 @@ from pathlib import Path
 from voiceagent.agent.tools import Tool, tool
 from voiceagent.errors import ToolError
 
+HERE = {"", "here", "local", "home", "now", "right now", "today", "tonight", "current",
+        "date", "the date", "day", "time", "the time", "my location", "local time"}
+"""Words small models put in `place` when the user asked about here."""
 ZONE_HINT = "Use a city such as 'Tokyo' or 'New York', or a zone such as 'Europe/Berlin'."
 
 
@@ -107,9 +110,9 @@ def make_tools(timezone: str) -> list[Tool]:
         here or in another city or country.
 
         Args:
-            place: a city or country for the time elsewhere, e.g. "Tokyo"; empty for here.
+            place: a city or country, only if the user named one; otherwise empty.
         """
-        if place.strip() and _key(place) not in ("here", "local", "home"):
+        if _key(place) not in HERE:
             zone = find_zone(place)
             moment = now_in(zone)
             return f"In {place.strip()} it is {spoken_time(moment)}, {spoken_date(moment)}."

@@ -103,12 +103,13 @@ def make_tools(data_dir: Path, aliases: dict[str, str]) -> tuple[list[Tool], Lis
 
     @tool
     def add_to_list(list_name: str, items: str) -> str:
-        """Use when the user asks to add or put something on a list, e.g. "add milk and eggs
-        to my shopping list". Creates the list if it is new.
+        """Use when the user asks to add or put something on a list (shopping, to-do, ...).
+        Creates the list if it is new.
 
         Args:
-            list_name: which list, e.g. "shopping" or "to-do".
-            items: what to add; several may be given, e.g. "milk, eggs and bread".
+            list_name: the list's name as the user said it.
+            items: exactly what the user asked to add, in their words; several may be
+                separated by commas.
         """
         name = lists.resolve(list_name, must_exist=False)
         new = name not in lists.names()
@@ -123,11 +124,10 @@ def make_tools(data_dir: Path, aliases: dict[str, str]) -> tuple[list[Tool], Lis
 
     @tool
     def read_list(list_name: str = "") -> str:
-        """Use when the user asks what is on a list, e.g. "what's on my shopping list", or
-        which lists they have (leave list_name empty).
+        """Use when the user asks what is on a list, or which lists they have.
 
         Args:
-            list_name: which list, e.g. "shopping"; empty to hear the names of all lists.
+            list_name: the list's name as the user said it; empty for the names of all lists.
         """
         if _slug(list_name) in ALL_WORDS:
             names = lists.names()
@@ -144,8 +144,8 @@ def make_tools(data_dir: Path, aliases: dict[str, str]) -> tuple[list[Tool], Lis
         """Use when the user asks to remove, delete or tick off items from a list.
 
         Args:
-            list_name: which list, e.g. "shopping".
-            items: what to remove, e.g. "milk and eggs".
+            list_name: the list's name as the user said it.
+            items: exactly what the user asked to remove, in their words.
         """
         name = lists.resolve(list_name, must_exist=True)
         current = lists.read(name)
@@ -165,7 +165,7 @@ def make_tools(data_dir: Path, aliases: dict[str, str]) -> tuple[list[Tool], Lis
         """Use when the user asks to clear or empty a whole list.
 
         Args:
-            list_name: which list, e.g. "shopping".
+            list_name: the list's name as the user said it.
         """
         name = lists.resolve(list_name, must_exist=True)
         lists.write(name, [])

@@ -205,12 +205,11 @@ def make_tools(timers: Timers) -> list[Tool]:
 
     @tool
     def set_timer(duration: str, label: str = "") -> str:
-        """Use when the user asks for a timer or a reminder after a length of time,
-        e.g. "set a pasta timer for 10 minutes".
+        """Use when the user asks for a timer, or to be reminded after a length of time.
 
         Args:
-            duration: how long, in the user's words, e.g. "10 minutes" or "1 hour 30 minutes".
-            label: what the timer is for, e.g. "pasta"; empty if not said.
+            duration: how long, as the user said it: a number and a unit such as minutes.
+            label: what the timer is for, only if the user said; otherwise empty.
         """
         seconds = parse_duration(duration)
         if not 1 <= seconds <= MAX_SECONDS:
@@ -221,12 +220,11 @@ def make_tools(timers: Timers) -> list[Tool]:
 
     @tool
     def set_alarm(time: str, label: str = "") -> str:
-        """Use when the user asks for an alarm or a reminder at a clock time,
-        e.g. "wake me at 7:30 am".
+        """Use when the user asks for an alarm, to be woken, or a reminder at a clock time.
 
         Args:
-            time: the time of day, e.g. "7:30 am", "19:45" or "noon".
-            label: what the alarm is for, e.g. "wake up"; empty if not said.
+            time: the time of day as the user said it, in a form like 7:30 am or 19:45.
+            label: what the alarm is for, only if the user said; otherwise empty.
         """
         now = timers.clock()
         relative = re.match(r"\s*in\s+(.+)", time, re.I)
@@ -239,7 +237,8 @@ def make_tools(timers: Timers) -> list[Tool]:
 
     @tool
     def list_timers() -> str:
-        """Use when the user asks which timers or alarms are set, or how long is left."""
+        """Use when the user asks which timers or alarms are set, or how much time is left
+        on a timer."""
         entries = timers.pending()
         if not entries:
             return "No timers or alarms are set."
@@ -256,8 +255,8 @@ def make_tools(timers: Timers) -> list[Tool]:
         """Use when the user asks to cancel or stop a timer or alarm.
 
         Args:
-            which: the timer's label (e.g. "pasta"), "alarm", "timer", or "all"; empty if
-                there is only one.
+            which: the label the user gave, or "alarm", "timer" or "all"; empty if only one
+                is set.
         """
         entries = timers.pending()
         if not entries:
