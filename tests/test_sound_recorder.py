@@ -12,6 +12,7 @@ import pytest
 from tests.fixtures_audio import noise, words
 from voiceagent.audio import STT_RATE, Audio, concat
 from voiceagent.config import AudioConfig
+from voiceagent.errors import DeviceError
 from voiceagent.sound.recorder import MicRecorder
 
 pytestmark = [pytest.mark.audio, pytest.mark.real]
@@ -47,6 +48,21 @@ def test_key_release_ends_the_recording(pulse, speech, transcriber):
     thread.join(timeout=10)
     assert not thread.is_alive()
     assert words(transcriber.transcribe(result[0])) == words(text)
+
+
+def test_an_open_stream_is_reused_across_recordings(pulse, speech, transcriber):
+    """With the mic kept open, each record() starts from now, not from what queued before."""
+    with recorder() as mic:
+        pulse.play_into_mic(speech("This was said before the key was pressed."))
+        player = pulse.start_playing_into_mic(speech("Play some relaxing music."))
+        audio = mic.record()
+        player.wait()
+    assert words(transcriber.transcribe(audio)) == words("Play some relaxing music.")
+
+
+def test_missing_microphone_lists_the_devices(pulse):
+    with pytest.raises(DeviceError, match="no input device matches 'USB mic'.*input devices"):
+        recorder(input_device="USB mic").record()
 
 
 def test_released_before_speaking_gives_nothing(pulse):

@@ -80,3 +80,10 @@ def test_corrupt_model_is_a_model_error(tmp_path):
     (tmp_path / "model.bin").write_bytes(b"\x00not a ctranslate2 model" * 40)
     with pytest.raises(ModelError, match=f"cannot load speech model {tmp_path}"):
         WhisperTranscriber(STTConfig(model=str(tmp_path)), Path("/nonexistent"))
+
+
+def test_vocabulary_biases_without_leaking_into_the_transcript(speech, transcriber):
+    vocabulary = ["shopping", "to-do", "groceries", "hardware store"]
+    heard = transcriber.transcribe(speech("What's on my shopping list?"), vocabulary)
+    assert words(heard) == words("What's on my shopping list?")
+    assert transcriber.transcribe(Audio.silence(2.0), vocabulary) == ""

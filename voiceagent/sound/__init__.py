@@ -1,0 +1,1 @@
+"""Sound devices through sounddevice: microphone recorder, players, device lookup, chimes."""

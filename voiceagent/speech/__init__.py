@@ -1,0 +1,1 @@
+"""Speech: faster-whisper (stt), piper (tts), Silero VAD, sentence splitting, speakable text."""
