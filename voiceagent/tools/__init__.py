@@ -133,13 +133,13 @@ def _family(name: str, config: Config, ctx: ToolContext, box: Toolbox) -> list[T
         return clock.make_tools(tc.timezone)
     if name == "timers":
         speaker = None if ctx.announce is _quiet else ctx.announce  # nobody to tell: no firing
-        store = timers.Timers(ctx.data_dir / "timers.json", speaker, tc.timezone)
-        box.closers.append(store.close)
-        return timers.make_tools(store)
+        timer_store = timers.Timers(ctx.data_dir / "timers.json", speaker, tc.timezone)
+        box.closers.append(timer_store.close)
+        return timers.make_tools(timer_store)
     if name == "lists":
-        made, store = lists.make_tools(ctx.data_dir, tc.list_aliases)
+        made, list_store = lists.make_tools(ctx.data_dir, tc.list_aliases)
         box.vocabulary_sources.append(
-            lambda: [*store.names(), *tc.list_aliases, *tc.list_aliases.values()])
+            lambda: [*list_store.names(), *tc.list_aliases, *tc.list_aliases.values()])
         return made
     if name == "calculator":
         return calculator.make_tools()

@@ -70,7 +70,8 @@ def evaluate(expression: str) -> float:
 
 
 def _eval(node: ast.AST) -> float:
-    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+    if (isinstance(node, ast.Constant) and isinstance(node.value, (int, float))
+            and not isinstance(node.value, bool)):
         return node.value
     if isinstance(node, ast.Name) and node.id in _CONSTS:
         return _CONSTS[node.id]

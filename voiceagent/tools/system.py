@@ -50,8 +50,8 @@ class SystemInfo:
 
     def temperature(self) -> str:
         zones = sorted((self.sys / "class/thermal").glob("thermal_zone*"))
-        readings = [(_read(z / "type") or "", _read(z / "temp")) for z in zones]
-        readings = [(kind, temp) for kind, temp in readings if temp and temp.lstrip("-").isdigit()]
+        raw = [(_read(z / "type") or "", _read(z / "temp") or "") for z in zones]
+        readings = [(kind, temp) for kind, temp in raw if temp.lstrip("-").isdigit()]
         cpu = [r for r in readings if any(k in r[0].lower() for k in ("cpu", "pkg", "soc"))]
         chosen = (cpu or readings)[:1]
         if not chosen:

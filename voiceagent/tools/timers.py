@@ -69,15 +69,14 @@ class Timers:
         self.path = path
         self.zone = local_zone(timezone)
         """Where alarm times are said and read; None = the system's."""
-        self.announce = announce
         self.clock = clock
         self._cond = threading.Condition()
         self._stopped = False
         self._changed = False
         self._thread: threading.Thread | None = None
         if announce is not None:
-            self._thread = threading.Thread(target=self._run, name="voiceagent-timers",
-                                            daemon=True)
+            self._thread = threading.Thread(target=self._run, args=(announce,),
+                                            name="voiceagent-timers", daemon=True)
             self._thread.start()
 
     def _load(self) -> list[Entry]:
@@ -135,7 +134,7 @@ class Timers:
         if self._thread is not None:
             self._thread.join(timeout=5)
 
-    def _run(self) -> None:
+    def _run(self, announce: Callable[[str], None]) -> None:
         started = self.clock()
         while True:
             now = self.clock()
@@ -145,7 +144,7 @@ class Timers:
                 entries[:] = [e for e in entries if e not in due]
                 wait = min([e.due - now for e in entries] + [POLL_SECONDS])
             for entry in sorted(due, key=lambda e: e.due):
-                self._fire(entry, late=entry.due < started - LATE_SECONDS)
+                self._fire(announce, entry, late=entry.due < started - LATE_SECONDS)
             with self._cond:
                 if not due:
                     self._cond.wait_for(lambda: self._stopped or self._changed, timeout=wait)
@@ -153,7 +152,7 @@ class Timers:
                 if self._stopped:
                     return
 
-    def _fire(self, entry: Entry, late: bool) -> None:
+    def _fire(self, announce: Callable[[str], None], entry: Entry, late: bool) -> None:
         name = entry.name(self.zone)
         if late:
             text = f"Your {name} went off while I was not running."
@@ -163,7 +162,7 @@ class Timers:
             moment = datetime.fromtimestamp(entry.due, self.zone)
             text = f"It's {spoken_time(moment)}. Your {name} is going off."
         try:
-            self.announce(text)
+            announce(text)
         except Exception:  # a broken speaker must not kill the timer thread
             log.exception("announcing %r failed", text)
 

@@ -108,10 +108,10 @@ def parse_clock_time(text: str) -> tuple[int, int, str | None]:
     words = [w for w in re.split(r"[\s-]+", re.sub(r"\b(am|pm)\b", " ", t)) if w]
     if words and words[0] in SMALL and not re.search(r"\d", t):
         # "seven thirty", "seven oh five pm": an hour word, then the minute words
-        minute = numbers_in(" ".join(w for w in words[1:] if w != "oh")) or "0"
-        if not minute.isdigit():
-            minute = "99"  # not a time: rejected below with the instructive message
-        t = f"{SMALL[words[0]]}:{int(minute):02d}"
+        minutes = numbers_in(" ".join(w for w in words[1:] if w != "oh")) or "0"
+        if not minutes.isdigit():
+            minutes = "99"  # not a time: rejected below with the instructive message
+        t = f"{SMALL[words[0]]}:{int(minutes):02d}"
     else:
         t = numbers_in(" ".join(words))
     t += f" {half_word.group(1)}" if half_word else ""
