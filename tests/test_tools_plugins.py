@@ -146,6 +146,17 @@ def test_mcp_server_dying_later_becomes_a_tool_error(tmp_path, boxes):
     assert is_error and "'echo' is not running" in text
 
 
+def test_mcp_names_taken_by_other_tools_get_the_server_prefix(tmp_path, boxes):
+    box = build(tmp_path, enabled=[], modules=[str(DATA / "my_tools.py")], mcp=[
+        {"name": "first", "command": sys.executable, "args": [SERVER]},
+        {"name": "second", "command": sys.executable, "args": [SERVER]}])
+    boxes.append(box)
+    assert box.warnings == []
+    assert box.registry.names == ["spell_word", "echo", "add", "fail", "quit", "second_echo",
+                                  "second_add", "second_fail", "second_quit"]
+    assert box.registry.run(ToolCall("1", "second_echo", {"text": "b"})) == ("echo: b", False)
+
+
 def test_mcp_approval_follows_config(tmp_path, boxes):
     box = build(tmp_path, enabled=[], mcp=[
         {"name": "echo", "command": sys.executable, "args": [SERVER], "needs_approval": True}])

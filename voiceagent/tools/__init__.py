@@ -118,7 +118,7 @@ def build_tools(config: Config, ctx: ToolContext) -> Toolbox:
             continue
         for t in found:
             _add(box, t)
-    servers, remote, problems = mcp.start_servers(tc.mcp)
+    servers, remote, problems = mcp.start_servers(tc.mcp, set(box.registry.names))
     box.closers += [s.close for s in servers]
     for problem in problems:
         box.warn(problem)

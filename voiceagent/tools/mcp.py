@@ -48,8 +48,12 @@ class MCPServer:
         self._proc: subprocess.Popen[bytes] | None = None
         self._threads: list[threading.Thread] = []
 
-    def start(self) -> list[Tool]:
-        """Start the process, shake hands and list its tools; MCPError on any failure."""
+    def start(self, taken: set[str] | None = None) -> list[Tool]:
+        """Start the process, shake hands and list its tools; MCPError on any failure.
+
+        A tool whose name is in `taken` (a built-in's, another server's) is renamed
+        <server>_<tool>; the names used are added to `taken`.
+        """
         try:
             self._proc = subprocess.Popen(
                 [self.config.command, *self.config.args], stdin=subprocess.PIPE,
@@ -71,7 +75,8 @@ class MCPServer:
             "clientInfo": {"name": "voiceagent", "version": __version__},
         })
         self._send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-        return [self._tool(spec) for spec in self._list_tools()]
+        taken = set() if taken is None else taken
+        return [self._tool(spec, taken) for spec in self._list_tools()]
 
     def _list_tools(self) -> list[dict[str, Any]]:
         specs: list[dict[str, Any]] = []
@@ -84,8 +89,12 @@ class MCPServer:
                 break
         return specs
 
-    def _tool(self, spec: dict[str, Any]) -> Tool:
+    def _tool(self, spec: dict[str, Any], taken: set[str]) -> Tool:
         remote = str(spec["name"])
+        name = _safe_name(remote)
+        if name in taken:
+            name = _safe_name(f"{self.name}_{remote}")
+        taken.add(name)
         schema = spec.get("inputSchema")
         if not isinstance(schema, dict) or schema.get("type") != "object":
             schema = {"type": "object", "properties": {}}
@@ -95,7 +104,7 @@ class MCPServer:
             return self.call(remote, arguments)
 
         return Tool(
-            name=re.sub(r"[^A-Za-z0-9_-]", "_", remote)[:64],
+            name=name,
             description=description[:DESCRIPTION_CHARS],
             parameters=schema,
             func=call,
@@ -224,6 +233,11 @@ class MCPServer:
                 stream.close()
 
 
+def _safe_name(name: str) -> str:
+    """Tool names as the wire formats accept them."""
+    return re.sub(r"[^A-Za-z0-9_-]", "_", name)[:64]
+
+
 def _content_text(result: dict[str, Any]) -> str:
     parts = []
     for item in result.get("content") or []:
@@ -242,16 +256,17 @@ def _content_text(result: dict[str, Any]) -> str:
     return "\n".join(p for p in parts if p)
 
 
-def start_servers(configs: list[MCPServerConfig]) -> tuple[list[MCPServer], list[Tool],
-                                                           list[str]]:
-    """Start every configured server: (running servers, their tools, warnings)."""
+def start_servers(configs: list[MCPServerConfig], taken: set[str]) -> tuple[
+        list[MCPServer], list[Tool], list[str]]:
+    """Start every configured server: (running servers, their tools, warnings). Names in
+    `taken` are not reused (see MCPServer.start)."""
     servers: list[MCPServer] = []
     tools: list[Tool] = []
     warnings: list[str] = []
     for config in configs:
         server = MCPServer(config)
         try:
-            tools += server.start()
+            tools += server.start(taken)
         except MCPError as exc:
             warnings.append(f"{exc}; its tools are skipped.")
             server.close()
