@@ -7,6 +7,7 @@ silences it within one buffer instead of waiting for a blocking write to return.
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,11 @@ import numpy as np
 
 from voiceagent.audio import Audio, concat, write_wav
 from voiceagent.config import AudioConfig
+from voiceagent.errors import DeviceError
 from voiceagent.sound import devices
+
+STALL_S = 3.0
+"""A clip not finished this long after its own length means the device has gone."""
 
 
 class SoundPlayer:
@@ -40,13 +45,19 @@ class SoundPlayer:
             with devices.portaudio_errors(f"opening speaker {device.name!r}"):
                 stream, samples = self._open(sd, device, audio, done,
                                              channels=min(2, device.outputs))
+        deadline = time.monotonic() + audio.seconds + STALL_S
+        stalled = False
         with devices.portaudio_errors(f"playing on {device.name!r}"):
             stream.start()
             while not done.wait(0.02):
-                if self._stopping.is_set():
+                stalled = time.monotonic() > deadline
+                if stalled or self._stopping.is_set():
                     stream.abort()
                     break
             stream.close()
+        if stalled:
+            raise DeviceError(f"speaker {device.name!r} stopped playing (unplugged, or the "
+                              "sound server went away?)")
 
     def stop(self) -> None:
         """Silence the current clip at once; safe from any thread."""

@@ -110,7 +110,10 @@ class _BlockStream:
 
 
 class MicRecorder:
-    """The Recorder port on a real microphone, with Silero VAD end-of-speech detection."""
+    """The Recorder port on a real microphone, with Silero VAD end-of-speech detection.
+
+    Use either record() (one utterance per call) or utterances() (kiosk), not both at once.
+    """
 
     def __init__(self, config: AudioConfig, *,
                  on_level: Callable[[float], None] | None = None) -> None:
@@ -220,9 +223,11 @@ class MicRecorder:
             block = stream.read()
             if block is None:
                 continue
-            if self._paused.is_set():
+            if self._paused.is_set():  # start afresh once resumed
                 endpointer.reset()
+                self._vad.reset()
                 blocks.clear()
+                preroll.clear()
                 continue
             if self._on_level is not None:
                 self._on_level(float(np.sqrt(np.mean(np.square(block)))))
