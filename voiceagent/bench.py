@@ -222,9 +222,8 @@ def run_bench(config: Config, turns: int, wav_dir: Path | None, json_path: str |
         if load > 0.5 * len(os.sched_getaffinity(0)):
             _progress(f"note: the machine is busy (load average {load:.1f}); figures will be "
                       "slower and noisier than on an idle machine")
-        _progress("warm-up turn (not counted)")
-        for pipeline in ("streaming", "sequential"):
-            bench.measure(pipeline, questions[0], 0)
+        _progress("warm-up turn (not counted): loads caches and the server's prompt prefix")
+        bench.measure("streaming", questions[0], 0)
         results = []
         for i in range(n):
             q = questions[i % len(questions)]
