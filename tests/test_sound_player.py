@@ -57,6 +57,17 @@ def test_stop_interrupts_playback_at_once(pulse, synthesizer):
 
 
 @pytest.mark.audio
+def test_a_short_clip_is_heard_to_its_end(pulse):
+    """play() returns once the clip was heard, not when its last sample left the callback."""
+    tone = Audio(0.3 * np.sin(np.arange(6615, dtype=np.float32) * 0.1), 22050)  # 0.3 s
+    player = SoundPlayer(AudioConfig())
+    with pulse.record_speaker() as wav:
+        player.play(tone)
+        player.play(chime("stop"))
+    assert voiced_seconds(read_wav(wav)) == pytest.approx(0.3 + 0.16, abs=0.04)
+
+
+@pytest.mark.audio
 def test_missing_output_device_is_a_device_error(pulse):
     player = SoundPlayer(AudioConfig(output_device="HDMI 3"))
     with pytest.raises(DeviceError, match="no output device matches 'HDMI 3'.*output devices"):

@@ -65,7 +65,10 @@ class SoundPlayer:
 
     def _open(self, sd: Any, device: devices.Device, audio: Audio, done: threading.Event,
               channels: int = 1) -> tuple[Any, np.ndarray]:
-        samples = np.repeat(audio.samples[:, None], channels, axis=1)
+        # Closing the stream drops what is still buffered downstream, so the clip is followed
+        # by silence as long as the output latency: play() returns once the end was heard.
+        pad = np.zeros(int((device_latency(device) + 0.05) * audio.rate), dtype=np.float32)
+        samples = np.repeat(np.concatenate([audio.samples, pad])[:, None], channels, axis=1)
         position = 0
 
         def callback(outdata: np.ndarray, frames: int, time_info: Any, status: Any) -> None:
@@ -83,6 +86,11 @@ class SoundPlayer:
                                  device=device.index, callback=callback,
                                  finished_callback=done.set)
         return stream, samples
+
+
+def device_latency(device: devices.Device) -> float:
+    """PortAudio's default high output latency for the device, in seconds."""
+    return float(devices.sounddevice().query_devices(device.index)["default_high_output_latency"])
 
 
 class WavFilePlayer:
