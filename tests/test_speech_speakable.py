@@ -65,6 +65,13 @@ CASES = [
     ("Call 555-123-4567.", "Call five five five, one two three, four five six seven."),
     ("Rest for 30s.", "Rest for thirty seconds."),
     ("Tom & Jerry", "Tom and Jerry"),
+    ("Your phone has 5G and a 3D camera with 4K video.",
+     "Your phone has five G and a three D camera with four K video."),
+    ("Use 500 g of rice and 2 L of water; the cooker draws 1,200 W at 230 V.",
+     "Use five hundred grams of rice and two liters of water; the cooker draws one thousand "
+     "two hundred watts at two hundred thirty volts."),
+    ("The CPU runs at 3.2 GHz with 16 GB of RAM.",
+     "The CPU runs at three point two gigahertz with sixteen gigabytes of RAM."),
     ("Wow!! Really??", "Wow! Really?"),
 ]
 

@@ -115,7 +115,14 @@ _UNITS = {
     "°f": ("degree Fahrenheit", "degrees Fahrenheit"), "°": ("degree", "degrees"),
     "%": ("percent", "percent"),
 }
-_UNIT_RE = "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))
+_UNIT_SPELLINGS = {
+    **{u: u for u in _UNITS if len(u) > 1 or u in "mgsh%°"},
+    **{u.upper(): u for u in ("kb", "mb", "gb", "tb", "km", "kg", "mph")},
+    "Hz": "hz", "kHz": "khz", "MHz": "mhz", "GHz": "ghz", "kW": "kw", "kWh": "kwh",
+    "W": "w", "V": "v", "L": "l", "mL": "ml", "°C": "°c", "°F": "°f",
+}
+"""Case matters for one-letter units: "5 g" is grams, "5G" is a network; "2 W" is watts."""
+_UNIT_RE = "|".join(re.escape(u) for u in sorted(_UNIT_SPELLINGS, key=len, reverse=True))
 _CURRENCY = {"$": ("dollar", "dollars", "cent", "cents"), "€": ("euro", "euros", "cent", "cents"),
              "£": ("pound", "pounds", "penny", "pence")}
 _SCALE_WORDS = r"thousand|million|billion|trillion"
@@ -136,8 +143,7 @@ _MONEY = re.compile(rf"([$€£])\s?({_NUMBER})(?:\s?({_SCALE_WORDS})\b)?", re.I
 _FRACTION = re.compile(r"(?<![\d/])([1-3])/([234])(?![\d/])")
 _ORDINAL = re.compile(r"\b(\d+)(?:st|nd|rd|th)\b", re.I)
 _RANGE = re.compile(rf"(?<![\d.,])({_NUMBER})\s?[–-]\s?(?=\d)")
-_QUANTITY = re.compile(
-    rf"(?<![\w.,])([-−]?)({_NUMBER})(?:\s?({_UNIT_RE})(?![\w°%]))?", re.I)
+_QUANTITY = re.compile(rf"(?<![\w.,])([-−]?)({_NUMBER})(?:\s?({_UNIT_RE})(?![\w°%]))?")
 
 
 def _time(m: re.Match[str]) -> str:
@@ -204,8 +210,10 @@ def _quantity(m: re.Match[str], text: str) -> str:
     if sign:
         words = "minus " + words
     if unit:
-        singular, plural = _UNITS[unit.lower()]
+        singular, plural = _UNITS[_UNIT_SPELLINGS[unit]]
         words += " " + (singular if plain == "1" else plural)
+    if text[m.end():m.end() + 1].isalpha():  # "5G", "3D": keep the letters a word apart
+        words += " "
     return words
 
 
