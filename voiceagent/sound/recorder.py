@@ -131,12 +131,13 @@ class MicRecorder:
         Empty audio means nothing but silence or noise was heard. Without `stop`, gives up
         after `listen_timeout_s` with no speech.
         """
+        timeout = self._config.listen_timeout_s if stop is None else None
         if self._stream is not None:  # start from now, with a little of just before
             recent = self._stream.drain(keep=_PREROLL_BLOCKS)
-            return self._listen(self._stream, stop, self._config.listen_timeout_s, recent)
+            return self._listen(self._stream, stop, timeout, recent)
         stream = _BlockStream(self._config.input_device)
         try:
-            return self._listen(stream, stop, self._config.listen_timeout_s, [])
+            return self._listen(stream, stop, timeout, [])
         finally:
             stream.close()
 
