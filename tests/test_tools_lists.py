@@ -26,6 +26,13 @@ def test_add_and_read_across_phrasings(t, tmp_path):
     assert (tmp_path / "lists" / "shopping.txt").read_text() == "apples\neggs\nmilk\nbread\n"
 
 
+def test_singular_and_plural_names_and_aliases(t):
+    t["add_to_list"](list_name="grocery list", items="eggs")  # alias groceries -> shopping
+    t["add_to_list"](list_name="task", items="file taxes")
+    assert t["read_list"](list_name="shopping") == "Your shopping list has 1 item: eggs."
+    assert t["read_list"](list_name="tasks") == "Your task list has 1 item: file taxes."
+
+
 def test_duplicates_are_not_added_twice(t):
     t["add_to_list"](list_name="shopping", items="apples")
     assert t["add_to_list"](list_name="shopping", items="Apple") == (

@@ -123,6 +123,11 @@ def test_set_list_and_cancel(timers):
 def test_alarm_in_a_relative_time_and_bad_lengths(timers):
     t = tools(timers)
     assert t["set_alarm"](time="in 10 minutes").startswith("Alarm set for ")
+    assert 590 < timers.pending()[0].due - timers.clock() <= 600
+    t["set_alarm"](time="20 minutes", label="oven")  # a reminder sent to set_alarm
+    assert [e.label for e in timers.pending()] == ["", "oven"]
+    with pytest.raises(ToolError, match="time of day"):
+        t["set_alarm"](time="whenever")
     with pytest.raises(ToolError, match="between 1 second and 7 days"):
         t["set_timer"](duration="30 days")
 

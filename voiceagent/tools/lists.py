@@ -28,6 +28,18 @@ def _slug(name: str) -> str:
     return "-".join(words)
 
 
+def _forms(slug: str) -> list[str]:
+    """The name and its singular/plural: 'grocery' <-> 'groceries', 'task' <-> 'tasks'."""
+    forms = [slug, slug + "s"]
+    if slug.endswith("ies"):
+        forms.append(slug[:-3] + "y")
+    elif slug.endswith("s"):
+        forms.append(slug[:-1])
+    if slug.endswith("y"):
+        forms.append(slug[:-1] + "ies")
+    return forms
+
+
 def split_items(text: str) -> list[str]:
     """'eggs, milk and bread' -> ['eggs', 'milk', 'bread']."""
     parts = re.split(r",|;|\n|&|\band\b|\bplus\b", text.lower())
@@ -71,13 +83,14 @@ class Lists:
     def resolve(self, name: str, must_exist: bool) -> str:
         """The stored name for what the user called the list."""
         slug = _slug(name)
-        slug = self.aliases.get(slug, slug)
         if not slug:
             raise ToolError(f"say which list. Your lists: {self._known()}.")
         existing = self.names()
-        for candidate in (slug, slug.rstrip("s"), slug + "s"):
+        forms = _forms(slug)
+        for candidate in [self.aliases[f] for f in forms if f in self.aliases] + forms:
             if candidate in existing:
                 return candidate
+        slug = next((self.aliases[f] for f in forms if f in self.aliases), slug)
         if must_exist:
             raise ToolError(f"there is no {slug!r} list. Your lists: {self._known()}.")
         return slug

@@ -24,7 +24,12 @@ from typing import Literal
 from voiceagent.agent.tools import Tool, tool
 from voiceagent.errors import ToolError
 from voiceagent.tools.clock import local_zone, spoken_time
-from voiceagent.tools.words import parse_clock_time, parse_duration, spoken_duration
+from voiceagent.tools.words import (
+    numbers_in,
+    parse_clock_time,
+    parse_duration,
+    spoken_duration,
+)
 
 log = logging.getLogger(__name__)
 
@@ -192,6 +197,20 @@ def alarm_due(text: str, zone: tzinfo | None, now: float) -> float:
     return min(times)
 
 
+def alarm_or_reminder_due(text: str, zone: tzinfo | None, now: float) -> float:
+    """Like alarm_due, but "in 20 minutes" or "20 minutes" (small models send reminders to
+    set_alarm) count from now."""
+    relative = re.match(r"\s*in\s+(.+)", text, re.I)
+    if relative:
+        return now + parse_duration(relative.group(1))
+    try:
+        return alarm_due(text, zone, now)
+    except ToolError:
+        if not re.search(r"\d\s*(?:s|sec|min|h|hour|hr|day)", numbers_in(text.lower())):
+            raise
+        return now + parse_duration(text)
+
+
 def _when(due: float, now: float, zone: tzinfo | None) -> str:
     """'7:30 AM tomorrow'."""
     at, today = datetime.fromtimestamp(due, zone), datetime.fromtimestamp(now, zone)
@@ -226,9 +245,7 @@ def make_tools(timers: Timers) -> list[Tool]:
             label: what the alarm is for, only if the user said; otherwise empty.
         """
         now = timers.clock()
-        relative = re.match(r"\s*in\s+(.+)", time, re.I)
-        due = now + parse_duration(relative.group(1)) if relative else alarm_due(
-            time, timers.zone, now)
+        due = alarm_or_reminder_due(time, timers.zone, now)
         entry = Entry("alarm", clean_label(label), due)
         timers.add(entry)
         what = f": {entry.label}." if entry.label else "."
