@@ -19,8 +19,8 @@ ROWS = [
     ("playback", "playback (heard)", "#64b5cd"),
 ]
 """(stage key in a turn's "stages", row label, colour), top to bottom."""
-MIN_BAR_S = 0.01
-"""Spans shorter than this are drawn this wide so they stay visible."""
+MIN_BAR = 0.004
+"""Spans shorter than this fraction of the time axis are drawn this wide, to stay visible."""
 
 
 def draw_timeline(pair: dict[str, dict[str, Any]], path: str) -> None:
@@ -33,8 +33,9 @@ def draw_timeline(pair: dict[str, dict[str, Any]], path: str) -> None:
     pipelines = [p for p in ("streaming", "sequential") if p in pair]
     fig = Figure(figsize=(11, 2.2 + 2.4 * len(pipelines)), dpi=100)
     axes = fig.subplots(len(pipelines), 1, sharex=True, squeeze=False)[:, 0]
+    end = max(pair[p]["timings"].get("total", 0.0) for p in pipelines)
     for ax, pipeline in zip(axes, pipelines, strict=True):
-        _draw_turn(ax, pipeline, pair[pipeline])
+        _draw_turn(ax, pipeline, pair[pipeline], end)
     axes[-1].set_xlabel("seconds since the end of speech")
     fig.suptitle("Where the time goes in one typical turn (the median time to first audio)",
                  fontsize=11)
@@ -42,10 +43,10 @@ def draw_timeline(pair: dict[str, dict[str, Any]], path: str) -> None:
     fig.savefig(path, format="png")
 
 
-def _draw_turn(ax: Any, pipeline: str, turn: dict[str, Any]) -> None:
+def _draw_turn(ax: Any, pipeline: str, turn: dict[str, Any], end: float) -> None:
     for row, (key, _label, colour) in enumerate(ROWS):
         spans = turn["stages"].get(key, [])
-        bars = [(s[0], max(s[1] - s[0], MIN_BAR_S)) for s in spans]
+        bars = [(s[0], max(s[1] - s[0], MIN_BAR * end)) for s in spans]
         ax.broken_barh(bars, (row - 0.35, 0.7), facecolors=colour)
         for span in spans:
             if len(span) > 2 and span[2]:  # a tool's name
@@ -57,7 +58,9 @@ def _draw_turn(ax: Any, pipeline: str, turn: dict[str, Any]) -> None:
     first, total = timings.get("first_audio"), timings.get("total", 0.0)
     if first is not None:
         ax.axvline(first, color="black", linestyle="--", linewidth=1)
-        ax.text(first, -0.65, f" first audio {first:.2f} s", fontsize=9, va="center")
+        left = first > 0.75 * end  # keep the label inside the plot
+        ax.text(first, -0.65, f" first audio {first:.2f} s ", fontsize=9, va="center",
+                ha="right" if left else "left")
     ax.axvline(total, color="grey", linestyle=":", linewidth=1)
     heard = turn["transcript"] if len(turn["transcript"]) < 60 else turn["transcript"][:57] + "..."
     ax.set_title(f"{pipeline}: {turn['question']} \u201c{heard}\u201d, total {total:.2f} s",
