@@ -25,7 +25,7 @@ def recorder(**changes) -> MicRecorder:
 
 
 def test_records_one_utterance_and_stops_at_end_of_speech(pulse, speech, transcriber):
-    text = "Add bread and butter to the shopping list."
+    text = "Put eggs and butter on the shopping list."
     clip = speech(text, lead_s=1.0, tail_s=4.0)
     player = pulse.start_playing_into_mic(clip)
     audio = recorder().record()
