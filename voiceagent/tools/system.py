@@ -118,8 +118,8 @@ def make_tools(info: SystemInfo) -> list[Tool]:
 
     @tool
     def get_system_status(part: Part = "all") -> str:
-        """Use when the user asks about this computer itself: free memory, free disk space,
-        how long it has been running (uptime), battery, CPU temperature or IP address.
+        """Use when the user asks about this computer itself: free memory, disk space or how
+        full the disk is, how long it has been running, battery, CPU temperature, IP address.
 
         Args:
             part: which reading; "all" for everything.
