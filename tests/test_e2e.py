@@ -209,7 +209,7 @@ def test_kiosk_answers_two_questions_in_order_and_not_itself(
     pulse.play_into_mic(speech("What is five plus three?"))
     app.wait_for("answered: ")
     time.sleep(1.5)
-    pulse.play_into_mic(speech("Add milk to my shopping list."))
+    pulse.play_into_mic(speech("Please add milk to my shopping list."))
     app.wait_for("answered: ")
     time.sleep(3)
     assert app.stop() == 0

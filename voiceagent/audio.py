@@ -67,7 +67,7 @@ def read_wav(path: str | Path) -> Audio:
             frames = wav.readframes(wav.getnframes())
     except FileNotFoundError:
         raise VoiceAgentError(f"{path}: no such file") from None
-    except (wave.Error, EOFError) as exc:
+    except (wave.Error, EOFError, RuntimeError) as exc:  # RuntimeError: bad chunk sizes
         raise VoiceAgentError(f"{path}: not a readable WAV file ({exc})") from None
     dtype = {1: np.uint8, 2: np.int16, 4: np.int32}.get(width)
     if dtype is None:

@@ -15,6 +15,7 @@ import re
 import threading
 import time
 from collections.abc import Callable
+from typing import Protocol
 
 from voiceagent.assistant import Assistant, TurnOutcome
 from voiceagent.audio import Audio
@@ -25,8 +26,10 @@ from voiceagent.view import TerminalView
 
 log = logging.getLogger(__name__)
 
-Listen = Callable[[threading.Event], Audio]
-"""Records one utterance until the event is set or end of speech; the Recorder port."""
+class Listen(Protocol):
+    """Records one utterance until `stop` is set (or silence, with `end_on_silence`)."""
+
+    def __call__(self, stop: threading.Event, *, end_on_silence: bool) -> Audio: ...
 
 
 class KeyedFrontEnd:
@@ -72,13 +75,15 @@ class KeyedFrontEnd:
         self._stop_answer()
 
     def _record(self, stop: threading.Event) -> tuple[Audio | None, float]:
-        """Listen until key release / second press / silence; None if told to stop."""
+        """Listen until key release or silence (hold-to-talk), or until the second press
+        (press-to-start/press-to-stop, where a pause must not end it); None if told to stop."""
         self._chime("start")
         self._show("listening")
         done = threading.Event()
         result: list[Audio] = []
         recorder = threading.Thread(
-            target=lambda: result.append(self._listen(done)), name="record", daemon=True
+            target=lambda: result.append(self._listen(done, end_on_silence=self._keys.holds)),
+            name="record", daemon=True,
         )
         recorder.start()
         while recorder.is_alive():

@@ -14,7 +14,6 @@ from voiceagent.agent.events import Events
 from voiceagent.audio import Audio
 from voiceagent.ports import Player, Synthesizer
 from voiceagent.speech.sentences import SentenceSplitter
-from voiceagent.speech.speakable import speakable
 
 _DONE = object()
 
@@ -70,10 +69,10 @@ class SpeechOutput:
         self._clips.put(_DONE)
 
     def _queue_sentence(self, sentence: str) -> None:
-        spoken = speakable(sentence).strip()
-        if spoken and not self._cancelled.is_set():
+        """The synthesizer makes the text speakable (no markdown, numbers as words)."""
+        if sentence.strip() and not self._cancelled.is_set():
             self._events.emit("sentence", text=sentence)
-            self._sentences.put(spoken)
+            self._sentences.put(sentence)
 
     def _synthesize_loop(self) -> None:
         try:
@@ -100,6 +99,8 @@ class SpeechOutput:
                 break
             text, clip = item  # type: ignore[misc]
             assert isinstance(clip, Audio)
+            if self._cancelled.is_set():  # a stop() just before play() would be lost
+                break
             if text is not None:
                 self._events.emit("audio_start", text=text)
             self._played_any = True

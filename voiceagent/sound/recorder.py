@@ -125,19 +125,20 @@ class MicRecorder:
 
     # -- push-to-talk / one utterance ---------------------------------------------------------
 
-    def record(self, stop: threading.Event | None = None) -> Audio:
+    def record(self, stop: threading.Event | None = None, *, end_on_silence: bool = True) -> Audio:
         """One utterance: ends on `stop` (key release), VAD end of speech or the length cap.
 
         Empty audio means nothing but silence or noise was heard. Without `stop`, gives up
-        after `listen_timeout_s` with no speech.
+        after `listen_timeout_s` with no speech. With `end_on_silence=False` (press-to-start,
+        press-to-stop) pauses do not end it: everything until `stop` is kept.
         """
         timeout = self._config.listen_timeout_s if stop is None else None
         if self._stream is not None:  # start from now, with a little of just before
             recent = self._stream.drain(keep=_PREROLL_BLOCKS)
-            return self._listen(self._stream, stop, timeout, recent)
+            return self._listen(self._stream, stop, timeout, recent, end_on_silence)
         stream = _BlockStream(self._config.input_device)
         try:
-            return self._listen(stream, stop, timeout, [])
+            return self._listen(stream, stop, timeout, [], end_on_silence)
         finally:
             stream.close()
 
@@ -208,7 +209,8 @@ class MicRecorder:
     # -- the shared loop ----------------------------------------------------------------------
 
     def _listen(self, stream: _BlockStream, stop: threading.Event | None,
-                timeout_s: float | None, recent: list[np.ndarray]) -> Audio:
+                timeout_s: float | None, recent: list[np.ndarray],
+                end_on_silence: bool = True) -> Audio:
         """Read blocks until an utterance ends; empty audio for none."""
         cfg = self._config
         self._vad.reset()
@@ -217,6 +219,7 @@ class MicRecorder:
         blocks: list[np.ndarray] = []
         max_blocks = int(cfg.max_utterance_s * 1000 / BLOCK_MS)
         deadline = None if timeout_s is None else time.monotonic() + timeout_s
+        heard = False  # without end_on_silence: speech was heard at some point
         while not (stop is not None and stop.is_set()):
             if deadline is not None and not endpointer.hearing and time.monotonic() > deadline:
                 log.info("no speech within %.0f s", timeout_s)
@@ -234,6 +237,13 @@ class MicRecorder:
                 self._on_level(float(np.sqrt(np.mean(np.square(block)))))
             was_hearing = endpointer.hearing
             event = endpointer.push(self._vad(block))
+            if not end_on_silence:  # keep it all; the transcriber's VAD trims the silence
+                heard = heard or endpointer.hearing
+                blocks.append(block)
+                if len(blocks) >= max_blocks:
+                    log.info("recording cut at max_utterance_s = %s", cfg.max_utterance_s)
+                    return _join(blocks) if heard else Audio.silence(0)
+                continue
             if endpointer.hearing and not was_hearing:
                 blocks = [*preroll]
             if was_hearing or endpointer.hearing:
@@ -251,6 +261,8 @@ class MicRecorder:
                 log.info("utterance cut at max_utterance_s = %s", cfg.max_utterance_s)
                 return _join(blocks)
         # Stopped (key released): keep what was said if it counts as speech.
+        if heard:
+            return _join([*preroll, *blocks])
         if endpointer.started:
             return _join(blocks)
         return Audio.silence(0)
