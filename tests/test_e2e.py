@@ -132,7 +132,8 @@ class Running:
         )
         self.lines: list[str] = []
         self._new: queue.Queue[str] = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
 
     def _read(self) -> None:
         assert self.proc.stdout is not None
@@ -171,7 +172,11 @@ def running(pulse) -> Iterator[list[Running]]:
     for r in started:
         if r.proc.poll() is None:
             r.proc.kill()
-            r.proc.wait()
+        r.proc.wait()
+        r.reader.join(timeout=10)
+        for pipe in (r.proc.stdin, r.proc.stdout):
+            if pipe is not None:
+                pipe.close()
 
 
 @pytest.mark.audio
