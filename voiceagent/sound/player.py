@@ -107,6 +107,11 @@ class WavFilePlayer:
     def stop(self) -> None:
         """Nothing is playing in real time, so there is nothing to interrupt."""
 
+    def close(self) -> None:
+        """Make sure the file exists, even when nothing was said."""
+        if not self.clips:
+            write_wav(self.path, concat(self.clips))
+
 
 class NullPlayer:
     """Plays nothing (text-only runs, benchmarks)."""
