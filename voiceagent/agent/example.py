@@ -22,6 +22,10 @@ _EXAMPLES: dict[str, tuple[str, dict[str, str], str, str]] = {
 }
 """In order of preference; the first whose tool is available is used."""
 
+_PLAIN = (Message("user", "Who painted the Mona Lisa?"),
+          Message("assistant", "Leonardo da Vinci painted the Mona Lisa."))
+"""A question answered without a tool: without it, small models call some tool for everything."""
+
 
 def worked_example(tools: Container[str]) -> tuple[Message, ...]:
     """The example for the first available tool in `tools` (a ToolRegistry or names); () if none."""
@@ -29,6 +33,7 @@ def worked_example(tools: Container[str]) -> tuple[Message, ...]:
         if name in tools:
             call = ToolCall("call_example", name, args)
             return (
+                *_PLAIN,
                 Message("user", question),
                 Message("assistant", calls=(call,)),
                 Message("tool", result, call_id=call.id, name=name),
