@@ -18,7 +18,7 @@ from voiceagent.agent.example import worked_example
 from voiceagent.agent.wire_openai import to_wire
 from voiceagent.config import config_from_dict
 from voiceagent.errors import ChatError
-from voiceagent.llm_server import LLMServer, ensure_server, free_port
+from voiceagent.llm_server import LLMServer, ensure_server, free_port, warm
 
 pytestmark = pytest.mark.real
 
@@ -175,3 +175,18 @@ def test_ensure_server_starts_ours_when_nothing_answers(test_gguf: Path, tmp_pat
         assert ours.is_alive()
     finally:
         ours.stop()
+
+
+def test_warm_puts_the_fixed_prefix_in_the_servers_cache(llm_base_url: str) -> None:
+    system = {"role": "system", "content": f"You are voice assistant number {os.getpid()}-"
+              f"{time.time_ns()}. Use a tool whenever the request needs one."}
+
+    def body(text: str) -> dict[str, Any]:
+        return {"messages": [system, {"role": "user", "content": text}], "tools": [CLOCK],
+                "temperature": 0, "max_tokens": 40}
+
+    assert warm(llm_base_url, body("Hello"))
+    response = httpx.post(f"{llm_base_url}/chat/completions", json=body("What time is it?"),
+                          timeout=120).json()
+    total, computed = response["usage"]["prompt_tokens"], response["timings"]["prompt_n"]
+    assert computed < total / 3, f"{computed} of {total} prompt tokens were computed again"
