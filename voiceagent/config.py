@@ -254,7 +254,7 @@ def config_from_dict(data: dict[str, Any], source: str = "<dict>") -> Config:
     return dataclasses.replace(config, source=source)
 
 
-def _build(cls: type, data: Any, source: str, where: str) -> Any:
+def _build(cls: Any, data: Any, source: str, where: str) -> Any:
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: {where or 'top level'}: expected a table, "
                           f"found {_found(data)}")

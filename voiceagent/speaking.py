@@ -15,8 +15,6 @@ from voiceagent.audio import Audio
 from voiceagent.ports import Player, Synthesizer
 from voiceagent.speech.sentences import SentenceSplitter
 
-_DONE = object()
-
 
 class SpeechOutput:
     """One reply being spoken. feed() text as it streams, then finish() or cancel()."""
@@ -26,8 +24,8 @@ class SpeechOutput:
         self._player = player
         self._events = events
         self._splitter = SentenceSplitter()
-        self._sentences: queue.Queue[object] = queue.Queue()
-        self._clips: queue.Queue[object] = queue.Queue()
+        self._sentences: queue.Queue[str | None] = queue.Queue()  # None: no more
+        self._clips: queue.Queue[tuple[str | None, Audio] | None] = queue.Queue()
         self._cancelled = threading.Event()
         self._played_any = False
         self._error: BaseException | None = None
@@ -53,7 +51,7 @@ class SpeechOutput:
         """Flush the last sentence and block until everything was played (or cancelled)."""
         for sentence in self._splitter.flush():
             self._queue_sentence(sentence)
-        self._sentences.put(_DONE)
+        self._sentences.put(None)
         for thread in self._threads:
             thread.join()
         if self._played_any and not self._cancelled.is_set():
@@ -65,8 +63,8 @@ class SpeechOutput:
         """Barge-in: drop what is queued and stop playback now."""
         self._cancelled.set()
         self._player.stop()
-        self._sentences.put(_DONE)
-        self._clips.put(_DONE)
+        self._sentences.put(None)
+        self._clips.put(None)
 
     def _queue_sentence(self, sentence: str) -> None:
         """The synthesizer makes the text speakable (no markdown, numbers as words)."""
@@ -78,9 +76,8 @@ class SpeechOutput:
         try:
             while not self._cancelled.is_set():
                 item = self._sentences.get()
-                if item is _DONE:
+                if item is None:
                     break
-                assert isinstance(item, str)
                 first = True
                 for clip in self._synthesizer.synthesize(item):
                     if self._cancelled.is_set():
@@ -90,15 +87,14 @@ class SpeechOutput:
         except BaseException as exc:  # surfaced by finish(); playback must still end
             self._error = exc
         finally:
-            self._clips.put(_DONE)
+            self._clips.put(None)
 
     def _play_loop(self) -> None:
         while not self._cancelled.is_set():
             item = self._clips.get()
-            if item is _DONE:
+            if item is None:
                 break
-            text, clip = item  # type: ignore[misc]
-            assert isinstance(clip, Audio)
+            text, clip = item
             if self._cancelled.is_set():  # a stop() just before play() would be lost
                 break
             if text is not None:
