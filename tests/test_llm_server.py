@@ -190,3 +190,12 @@ def test_warm_puts_the_fixed_prefix_in_the_servers_cache(llm_base_url: str) -> N
                           timeout=120).json()
     total, computed = response["usage"]["prompt_tokens"], response["timings"]["prompt_n"]
     assert computed < total / 3, f"{computed} of {total} prompt tokens were computed again"
+
+
+def test_a_broken_model_fails_start_with_the_servers_own_words(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.gguf"
+    broken.write_bytes(b"GGUF" + b"\0" * 64)
+    server = LLMServer(broken, log_path=tmp_path / "server.log")
+    with pytest.raises(ChatError, match=r"exited with code \S+ while starting:\n(.|\n)*\S"):
+        server.start()
+    assert server.pid is None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import select
 import signal
 import socket
 import subprocess
@@ -50,6 +51,7 @@ class LLMServer:
         self.start_timeout_s = start_timeout_s
         self._proc: subprocess.Popen[bytes] | None = None
         self._log: IO[bytes] | None = None
+        self._starts = 0
 
     @classmethod
     def from_config(cls, config: Config) -> LLMServer:
@@ -85,11 +87,15 @@ class LLMServer:
                             f"set [server] port = 0 to use a free port, or set [llm] base_url "
                             f"= \"{self.base_url}\" to use that server")
         self._open_log()
+        package_parent = str(Path(__file__).resolve().parent.parent)  # the same voiceagent
+        path = os.pathsep.join(filter(None, [package_parent, os.environ.get("PYTHONPATH")]))
         self._proc = subprocess.Popen(
             [sys.executable, "-m", "voiceagent.llm_server", *self._child_args()],
             stdin=subprocess.PIPE, stdout=self._log, stderr=subprocess.STDOUT,
+            env={**os.environ, "PYTHONPATH": path},
             start_new_session=True,  # the terminal's Ctrl-C is the assistant's to handle
         )
+        self._starts += 1
         self._wait_healthy()
         return self.base_url
 
@@ -137,13 +143,14 @@ class LLMServer:
                 "--ctx-size", str(self.ctx_size)]
 
     def _open_log(self) -> None:
+        """A fresh log at the first start; a restart appends, keeping what the crash said."""
         if self._log is not None:
             self._log.close()
         if self.log_path is None:
             self._log = tempfile.TemporaryFile()
         else:
             self.log_path.parent.mkdir(parents=True, exist_ok=True)
-            self._log = self.log_path.open("w+b")
+            self._log = self.log_path.open("a+b" if self._starts else "w+b")
 
     def _wait_healthy(self) -> None:
         """Poll /health (503 while loading) until 200, the child dies, or time runs out."""
@@ -279,13 +286,18 @@ def _child(argv: list[str]) -> int:
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    threading.Thread(target=lambda: (sys.stdin.buffer.read(), stop.set()), daemon=True).start()
-    alive = _run_xllamacpp(args) if args.engine == "xllamacpp" else _run_binary(args)
-    while not stop.wait(0.5):
-        if os.getppid() != parent:
-            break
+    try:
+        alive = _run_xllamacpp(args) if args.engine == "xllamacpp" else _run_binary(args)
+    except Exception as exc:  # one line for the parent's error message, not a traceback
+        print(f"voiceagent.llm_server: {exc}", file=sys.stderr, flush=True)
+        return 1
+    stdin = sys.stdin.fileno()
+    while not stop.is_set() and os.getppid() == parent:
         if not alive():
             return 1
+        ready, _, _ = select.select([stdin], [], [], 0.5)
+        if ready and not os.read(stdin, 4096):
+            break  # the parent closed the pipe, or died
     return 0
 
 
