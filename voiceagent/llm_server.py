@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 import httpx
 
@@ -213,22 +213,6 @@ def serve_forever(config: Config, out: Callable[[str], None] = print) -> None:
         server.stop()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-
-
-def warm(base_url: str, body: dict[str, Any], timeout_s: float = 300.0) -> bool:
-    """Run a request's prompt once so the first real turn finds it in the server's cache.
-
-    The system prompt, tools and worked example are ~1,100 tokens: uncached they cost the
-    first turn 6 s (0.5B) to 13 s (1.5B) here; cached, 0.3-0.5 s. Send the body a real turn
-    would send (any user text); run it in the background while the rest starts. Errors are
-    ignored: the turn itself will report them. True when the server processed it.
-    """
-    try:
-        response = httpx.post(f"{base_url.rstrip('/')}/chat/completions", timeout=timeout_s,
-                              json={**body, "stream": False, "max_tokens": 1})
-    except httpx.HTTPError:
-        return False
-    return response.status_code == 200
 
 
 def answers(base_url: str) -> bool:
