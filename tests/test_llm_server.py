@@ -202,3 +202,59 @@ def test_a_broken_model_fails_start_with_the_servers_own_words(tmp_path: Path) -
     with pytest.raises(ChatError, match=r"exited with code \S+ while starting:\n(.|\n)*\S"):
         server.start()
     assert server.pid is None
+
+
+FAKE_LLAMA_SERVER = '''#!{python}
+"""Stands in for a native llama-server: checks its arguments, answers /health with its pid."""
+import argparse, json, os, pathlib
+from http.server import BaseHTTPRequestHandler, HTTPServer
+p = argparse.ArgumentParser()
+for flag in ("--model", "--host", "--port", "--threads", "--ctx-size", "--chat-template-file"):
+    p.add_argument(flag, required=True)
+p.add_argument("--jinja", action="store_true", required=True)
+args = p.parse_args()
+template = pathlib.Path(args.chat_template_file).read_text()
+class Handler(BaseHTTPRequestHandler):
+    def do_GET(self):
+        body = json.dumps({{"status": "ok", "pid": os.getpid(),
+                           "bare_json_calls": '"arguments"' in template}}).encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *a):
+        pass
+HTTPServer((args.host, int(args.port)), Handler).serve_forever()
+'''
+
+
+def test_engine_llama_server_runs_the_binary_with_the_template_and_stops_it(
+        tmp_path: Path) -> None:
+    binary = tmp_path / "llama-server"
+    binary.write_text(FAKE_LLAMA_SERVER.format(python=sys.executable))
+    binary.chmod(0o755)
+    server = LLMServer(tmp_path / "m.gguf", engine="llama-server", binary=str(binary))
+    with server:
+        health = httpx.get(server.base_url.removesuffix("/v1") + "/health", timeout=5).json()
+        assert health["bare_json_calls"]
+        wrapper = server.pid
+        assert wrapper is not None and health["pid"] != wrapper
+    assert _wait_gone(health["pid"]) and _wait_gone(wrapper)
+
+
+def test_engine_llama_server_dies_with_its_supervisor(tmp_path: Path) -> None:
+    binary = tmp_path / "llama-server"
+    binary.write_text(FAKE_LLAMA_SERVER.format(python=sys.executable))
+    binary.chmod(0o755)
+    with LLMServer(tmp_path / "m.gguf", engine="llama-server", binary=str(binary)) as server:
+        native = httpx.get(server.base_url.removesuffix("/v1") + "/health", timeout=5).json()
+        assert server.pid is not None
+        os.kill(server.pid, signal.SIGKILL)
+        assert _wait_gone(native["pid"]), "llama-server outlived the process supervising it"
+
+
+def test_engine_llama_server_missing_binary_says_what_to_install(tmp_path: Path) -> None:
+    server = LLMServer(tmp_path / "m.gguf", engine="llama-server",
+                       binary=str(tmp_path / "no-such-llama-server"))
+    with pytest.raises(ChatError, match="not found; install llama.cpp"):
+        server.start()
