@@ -9,6 +9,7 @@ xllamacpp the child hosts llama.cpp in-process; with llama-server it supervises 
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import select
 import signal
@@ -28,6 +29,8 @@ import httpx
 from voiceagent.config import Config
 from voiceagent.errors import ChatError, ModelError
 from voiceagent.models import gguf_path
+
+log = logging.getLogger(__name__)
 
 TEMPLATE = "chat_template.jinja"
 """The chat template shipped with the package (tool calls as bare JSON objects)."""
@@ -118,8 +121,19 @@ class LLMServer:
             self._log = None
 
     def is_alive(self) -> bool:
-        """True when the child runs and /health answers ok."""
-        return self._proc is not None and self._proc.poll() is None and _healthy(self._root)
+        """True while the child runs and /health does not say otherwise.
+
+        A /health that is merely slow counts as alive: on a busy small machine a restart
+        would throw away a turn that is still being computed.
+        """
+        if self._proc is None or self._proc.poll() is not None:
+            return False
+        try:
+            return httpx.get(f"{self._root}/health", timeout=5.0).status_code == 200
+        except httpx.TimeoutException:
+            return True
+        except httpx.HTTPError:
+            return False
 
     def restart(self) -> str:
         """Stop whatever is left of the child and start a fresh one on the same port."""
@@ -192,6 +206,7 @@ def ensure_server(config: Config) -> tuple[str, LLMServer | None]:
     for url in candidates:
         if answers(url):
             return url, None
+        log.info("nothing answers at %s; starting the embedded LLM server", url)
     server = LLMServer.from_config(config)
     return server.start(), server
 
