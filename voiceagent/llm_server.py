@@ -1,6 +1,7 @@
 """The embedded llama.cpp server: start it on 127.0.0.1, wait for /health, stop it cleanly.
 
-The server always runs in a child process (voiceagent/llm_host.py) so it can be stopped,
+The server always runs in a child process (`python -m voiceagent.llm_server ...`, whose code
+is in voiceagent/llm_host.py; tests find it by that command line) so it can be stopped,
 killed and restarted without touching the assistant, and never outlives it: the child exits
 when its stdin pipe closes or its parent dies. Engine xllamacpp hosts llama.cpp in the child;
 engine llama-server has the child supervise the native binary.
@@ -93,7 +94,7 @@ class LLMServer:
         package_parent = str(Path(__file__).resolve().parent.parent)  # the same voiceagent
         path = os.pathsep.join(filter(None, [package_parent, os.environ.get("PYTHONPATH")]))
         self._proc = subprocess.Popen(
-            [sys.executable, "-m", "voiceagent.llm_host", *self._child_args()],
+            [sys.executable, "-m", "voiceagent.llm_server", *self._child_args()],
             stdin=subprocess.PIPE, stdout=self._log, stderr=subprocess.STDOUT,
             env={**os.environ, "PYTHONPATH": path},
             start_new_session=True,  # the terminal's Ctrl-C is the assistant's to handle
@@ -260,3 +261,9 @@ def _healthy(root: str) -> bool:
         return httpx.get(f"{root}/health", timeout=1.0).status_code == 200
     except httpx.HTTPError:
         return False
+
+
+if __name__ == "__main__":
+    from voiceagent.llm_host import main
+
+    raise SystemExit(main(sys.argv[1:]))
