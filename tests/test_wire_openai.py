@@ -77,6 +77,7 @@ def test_malformed_arguments_are_kept_for_the_error_message(server):
     '{"name": "add", "arguments": {"a": 2, "b": 3}}',
     '```json\n{"name": "add", "arguments": {"a": 2, "b": 3}}\n```',
     '  {"name": "add", "parameters": "{\\"a\\": 2, \\"b\\": 3}"}',
+    '{"name": "add", "arguments": {"a": 2, "b": 3}}\n\nThe sum is 5.',  # made-up follow-on
 ])
 def test_a_call_printed_as_json_text_is_recovered_and_not_spoken(server, text):
     server.script(openai_stream(text))

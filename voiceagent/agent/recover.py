@@ -26,7 +26,11 @@ def may_be_json_call(text: str) -> bool:
 
 
 def recover_calls(text: str, tools: Sequence[ToolSpec], id_prefix: str) -> tuple[ToolCall, ...]:
-    """The tool calls `text` consists of, or () when it is not entirely valid calls."""
+    """The tool calls `text` starts with, or () when they are not all valid calls.
+
+    Prose after the calls is dropped: it was written before any tool result, so it can only
+    be made up ("{...} I have set a timer for you.").
+    """
     body = text.strip()
     fenced = _FENCE.match(body)
     if fenced:
@@ -47,14 +51,16 @@ def recover_calls(text: str, tools: Sequence[ToolSpec], id_prefix: str) -> tuple
 
 
 def _json_values(body: str) -> list[Any] | None:
-    """Every JSON value in `body` (several may follow each other), or None if any is broken."""
+    """The JSON values `body` starts with (several may follow each other, then prose), or
+    None if the first one is broken."""
     decoder = json.JSONDecoder()
-    values, pos = [], 0
+    values: list[Any] = []
+    pos = 0
     while pos < len(body):
         try:
             value, pos = decoder.raw_decode(body, pos)
         except ValueError:
-            return None
+            return values or None
         values.append(value)
         while pos < len(body) and body[pos] in " \t\r\n,;":
             pos += 1
