@@ -187,7 +187,12 @@ class ToolRegistry:
         return None
 
     def run(self, call: ToolCall) -> tuple[str, bool]:
-        """Run a validated call; returns (result text, is_error). Never raises."""
+        """Run a validated call; returns (result text, is_error). Never raises.
+
+        Small models often add a parameter the tool does not have; when the call is valid
+        without it, it runs and the result says what was ignored.
+        """
+        call, ignored = self._without_unknown(call)
         problem = self.validation_error(call)
         if problem:
             return problem, True
@@ -199,7 +204,20 @@ class ToolRegistry:
         except Exception as exc:  # a tool bug must not kill the turn; the model hears it
             return f"Error: {call.name} failed: {type(exc).__name__}: {exc}", True
         text = result if isinstance(result, str) else _to_text(result)
+        if ignored:
+            text += f" (Ignored unknown parameter(s): {', '.join(ignored)}.)"
         return truncate(text, self.result_chars), False
+
+    def _without_unknown(self, call: ToolCall) -> tuple[ToolCall, list[str]]:
+        t = self._tools.get(call.name)
+        if t is None or t.parameters.get("additionalProperties", True) is not False:
+            return call, []
+        known = t.parameters.get("properties", {})
+        ignored = [k for k in call.args if k not in known]
+        if not ignored:
+            return call, []
+        args = {k: v for k, v in call.args.items() if k in known}
+        return ToolCall(call.id, call.name, args, call.bad_json), ignored
 
 
 def _to_text(result: Any) -> str:
