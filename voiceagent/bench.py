@@ -140,6 +140,7 @@ class Bench:
     events: Events
     turn_log: TurnLog
     stages: StageLog
+    server_pid: int | None
 
     def streaming(self, q: Question) -> tuple[str, str, str]:
         """The product's own turn: Assistant.answer_audio, speech streamed as text arrives."""
@@ -170,12 +171,16 @@ class Bench:
 
     def measure(self, pipeline: str, q: Question, order: int) -> dict[str, Any]:
         self.stages.take()
+        before = cpu_seconds(self.server_pid)
         transcript, answer, stop = getattr(self, pipeline)(q)
+        after = cpu_seconds(self.server_pid)
+        others = (after[0] - before[0]) - (after[1] - before[1]) - (after[2] - before[2])
         errors, n_words = word_errors(q.expected, transcript)
         return {
             "question": q.name, "pipeline": pipeline, "order": order, "stop": stop,
             "expected": q.expected, "transcript": transcript, "answer": answer,
             "word_errors": errors, "words": n_words, "audio_s": round(q.audio.seconds, 3),
+            "other_cpu_s": round(max(others, 0.0), 2),
             **turn_figures(self.turn_log.events, self.turn_log.t0, self.stages.take()),
         }
 
@@ -207,6 +212,23 @@ def peak_rss_mb(pid: int | None = None) -> float | None:
     return round(total_kb / 1024, 1)
 
 
+def cpu_seconds(server_pid: int | None) -> tuple[float, float, float]:
+    """CPU seconds used so far by the whole machine, this process, and the LLM server: the
+    difference is what other programs took from the bench (a shared machine is noisy)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    busy = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+    machine = sum(map(int, busy)) - int(busy[3]) - int(busy[4])  # minus idle and iowait
+    mine = sum(os.times()[:2]) * tick
+    server = 0
+    if server_pid is not None:
+        try:
+            fields = Path(f"/proc/{server_pid}/stat").read_text().rsplit(")", 1)[1].split()
+            server = int(fields[11]) + int(fields[12])  # utime, stime
+        except OSError:
+            pass
+    return machine / tick, mine / tick, server / tick
+
+
 def run_bench(config: Config, turns: int, wav_dir: Path | None, json_path: str | None,
               plot_path: str | None) -> int:
     """Measure both pipelines over the questions; print the table, write JSON and PNG."""
@@ -217,7 +239,7 @@ def run_bench(config: Config, turns: int, wav_dir: Path | None, json_path: str |
         config = bench_config(config, tmp)
         _progress(f"loading models (LLM {config.llm.model or config.llm.provider}) ...")
         config, server_pid = _start_llm(config, stack)
-        bench = _build(config, stack)
+        bench = _build(config, stack, server_pid)
         load = os.getloadavg()[0]
         if load > 0.5 * len(os.sched_getaffinity(0)):
             _progress(f"note: the machine is busy (load average {load:.1f}); figures will be "
@@ -260,7 +282,7 @@ def _start_llm(config: Config, stack: ExitStack) -> tuple[Config, int | None]:
     return dataclasses.replace(config, llm=llm), server.pid if server is not None else None
 
 
-def _build(config: Config, stack: ExitStack) -> Bench:
+def _build(config: Config, stack: ExitStack, server_pid: int | None) -> Bench:
     from voiceagent.build import build_assistant, build_synthesizer
 
     stages = StageLog()
@@ -273,7 +295,7 @@ def _build(config: Config, stack: ExitStack) -> Bench:
     if type(assistant.agent.model).__name__ == "DemoChat":
         raise VoiceAgentError("no language model could be reached, so there is nothing to "
                               "measure; run `voiceagent doctor`")
-    return Bench(assistant, events, turn_log, stages)
+    return Bench(assistant, events, turn_log, stages, server_pid)
 
 
 def _setup(config: Config, turns: int, questions: int) -> dict[str, Any]:

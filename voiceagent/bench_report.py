@@ -27,6 +27,7 @@ METRICS: list[tuple[str, str, Getter]] = [
     ("stt_rtf", "STT real-time factor", lambda t: t["stt_rtf"]),
     ("tts_rtf", "TTS real-time factor", lambda t: t["tts_rtf"]),
     ("reply_audio_s", "spoken reply (s)", lambda t: t["reply_audio_s"] or None),
+    ("other_cpu_s", "CPU taken by others (s)", lambda t: t["other_cpu_s"]),
 ]
 """(key, label, how to read it from one turn); times are seconds since the end of speech,
 except the LLM wait, which counts from the request."""
