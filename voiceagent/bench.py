@@ -186,9 +186,10 @@ class Bench:
 
 
 def bench_config(config: Config, data_dir: Path) -> Config:
-    """The config to measure: a throwaway data dir (sessions, lists, timers) and, for the
-    embedded server with no model chosen, the small model."""
-    llm = config.llm
+    """The config to measure: a throwaway data dir (sessions, lists, timers), greedy sampling
+    (both pipelines then get the same reply to the same prompt), and, for the embedded server
+    with no model chosen, the small model."""
+    llm = dataclasses.replace(config.llm, temperature=0.0)
     if llm.provider == "local" and not llm.model:
         llm = dataclasses.replace(llm, model=BENCH_MODEL)
     paths = dataclasses.replace(config.paths, data_dir=str(data_dir),
