@@ -4,13 +4,18 @@ recorded by MicRecorder through sounddevice, cut by the VAD and transcribed."""
 from __future__ import annotations
 
 import dataclasses
+import os
+import queue
+import subprocess
+import sys
 import threading
+import time
 
 import numpy as np
 import pytest
 
 from tests.fixtures_audio import noise, words
-from voiceagent.audio import STT_RATE, Audio, concat
+from voiceagent.audio import STT_RATE, Audio, concat, read_wav
 from voiceagent.config import AudioConfig
 from voiceagent.errors import DeviceError
 from voiceagent.sound.recorder import MicRecorder
@@ -120,28 +125,49 @@ def test_continuous_listening_ignores_what_is_heard_while_paused(pulse, speech, 
                                         words("Turn on the kitchen lights.")]
 
 
-def test_continuous_listening_survives_the_sound_server_restarting(pulse, speech, transcriber):
-    """The device goes away mid-stream and comes back: the kiosk keeps listening."""
-    mic = recorder()
-    stop = threading.Event()
-    heard: list[str] = []
-    got_one = threading.Event()
+KIOSK_CHILD = """
+import sys, threading
+from voiceagent.audio import write_wav
+from voiceagent.config import AudioConfig
+from voiceagent.sound.recorder import MicRecorder
+mic = MicRecorder(AudioConfig())
+mic.open()
+print("open", flush=True)
+for n, utterance in enumerate(mic.utterances(threading.Event())):
+    path = f"{sys.argv[1]}/utterance{n}.wav"
+    write_wav(path, utterance)
+    print(path, flush=True)
+"""
 
-    def listen() -> None:
-        for utterance in mic.utterances(stop):
-            heard.append(transcriber.transcribe(utterance))
-            got_one.set()
 
-    mic.open()
-    thread = threading.Thread(target=listen)
-    thread.start()
+def test_continuous_listening_survives_the_sound_server_restarting(
+    pulse, speech, transcriber, tmp_path
+):
+    """The device goes away mid-stream and comes back: the kiosk keeps listening.
+
+    The listener runs in a child process: PortAudio's ALSA thread can spin on a vanished
+    server, and that must not be able to hang or flood the test run (it is killed at the end).
+    """
+    child = subprocess.Popen(
+        [sys.executable, "-c", KIOSK_CHILD, str(tmp_path)], stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL, text=True, env={**os.environ, **pulse.env},
+    )
+    lines: queue.Queue[str] = queue.Queue()
+    reader = threading.Thread(
+        target=lambda: [lines.put(line.strip()) for line in child.stdout or ()], daemon=True
+    )
+    reader.start()
     try:
+        assert lines.get(timeout=60) == "open"
         pulse.stop()  # the microphone disappears under an open stream
-        stop.wait(3.0)
+        time.sleep(3.0)
         pulse.start()
         pulse.play_into_mic(speech("Are you still listening?"))
-        assert got_one.wait(timeout=15)
+        heard = read_wav(lines.get(timeout=30))
     finally:
-        stop.set()
-        thread.join(timeout=10)
-    assert [words(h) for h in heard] == [words("Are you still listening?")]
+        child.kill()
+        child.wait()
+        reader.join(timeout=5)
+        if child.stdout is not None:
+            child.stdout.close()
+    assert words(transcriber.transcribe(heard)) == words("Are you still listening?")
