@@ -110,8 +110,8 @@ class KeyedFrontEnd:
         try:
             outcome = self._assistant.answer_audio(audio, speech_end=speech_end)
             self._report(outcome)
-        except VoiceAgentError as exc:
-            log.error("%s", exc)
+        except Exception as exc:  # one bad turn must not end the front end
+            log.error("turn failed: %s", exc, exc_info=not isinstance(exc, VoiceAgentError))
         self._show("idle")
 
     def _stop_answer(self) -> None:
