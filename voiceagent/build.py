@@ -94,8 +94,12 @@ def build_assistant(
     synthesizer: Synthesizer,
     approve: Approver | None = None,
     with_transcriber: bool = True,
+    allow_demo: bool = True,
 ) -> Assistant:
-    """The whole assistant for one front end; `stack` closes what it started."""
+    """The whole assistant for one front end; `stack` closes what it started.
+
+    Without `allow_demo`, an unreachable model is an error instead of the demo stand-in.
+    """
     session = SessionStore(
         config.data_dir / "sessions" / f"{config.session.name}.jsonl", config.session.max_turns
     )
@@ -108,7 +112,7 @@ def build_assistant(
         reset_conversation=lambda: holder[0].request_reset() if holder else None,
     )
     toolbox = build_toolbox(config, stack, context)
-    chat = build_chat(config, stack)
+    chat = build_chat(config, stack, allow_demo=allow_demo)
     agent = Agent(
         chat.model,
         toolbox.registry,
