@@ -36,17 +36,25 @@ def write_config(tmp_path: Path, base_url: str = "", extra: str = "") -> Path:
     return config
 
 
-def voiceagent(config: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+def voiceagent(config: Path, *args: str, timeout: float = 300,
+               env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "voiceagent", "--config", str(config), *args],
         capture_output=True, text=True, timeout=timeout, cwd=REPO,
+        env={**os.environ, **(env or {})},
     )
 
 
-def server_pids() -> set[int]:
-    out = subprocess.run(["pgrep", "-f", "voiceagent.llm_server"], capture_output=True,
-                         text=True).stdout
-    return {int(p) for p in out.split()}
+def processes_marked(mark: str) -> list[int]:
+    """Live processes whose environment holds VOICEAGENT_TEST_MARK=mark (children inherit it)."""
+    found = []
+    for environ in Path("/proc").glob("[0-9]*/environ"):
+        try:
+            if f"VOICEAGENT_TEST_MARK={mark}".encode() in environ.read_bytes().split(b"\0"):
+                found.append(int(environ.parent.name))
+        except OSError:
+            continue
+    return found
 
 
 def overlap(said: str, heard: str) -> float:
@@ -58,11 +66,11 @@ def overlap(said: str, heard: str) -> float:
 def test_ask_what_time_starts_its_own_server_uses_the_clock_and_leaves_nothing(
     tmp_path: Path,
 ) -> None:
-    before = server_pids()
     config = write_config(tmp_path)
     trace = tmp_path / "t.jsonl"
+    mark = tmp_path.name
     result = voiceagent(config, "ask", "what time is it", "--no-speak", "--json",
-                        "--trace", str(trace))
+                        "--trace", str(trace), env={"VOICEAGENT_TEST_MARK": mark})
     assert result.returncode == 0, result.stderr
     answer = json.loads(result.stdout)
     assert [c["name"] for c in answer["tool_calls"]] == ["get_time"]
@@ -72,7 +80,8 @@ def test_ask_what_time_starts_its_own_server_uses_the_clock_and_leaves_nothing(
     types = [e["type"] for e in events]
     assert types.index("tool_call") < types.index("tool_result") < types.index("final")
     assert answer["timings"]["first_token"] > 0
-    assert server_pids() <= before  # our server is gone
+    assert (tmp_path / "data" / "llm-server.log").exists()  # it did start its own server
+    assert processes_marked(mark) == []  # and nothing it started is left
 
 
 def test_lists_across_two_turns(tmp_path: Path, llm_base_url: str) -> None:
