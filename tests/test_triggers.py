@@ -6,6 +6,7 @@ import io
 import os
 import pty
 import struct
+import termios
 import time
 from pathlib import Path
 
@@ -56,11 +57,15 @@ def test_terminal_keys_toggle_on_the_talk_key_and_quit_on_q() -> None:
     leader, follower = pty.openpty()
     with os.fdopen(follower, "r") as terminal:
         keys = TerminalKeys("space", stream=terminal).start()
+        deadline = time.monotonic() + 10
+        while termios.tcgetattr(follower)[3] & termios.ICANON:  # wait for cbreak mode
+            assert time.monotonic() < deadline, "the terminal never left line mode"
+            time.sleep(0.01)
         os.write(leader, b"x q")
         assert next_event(keys) == KeyEvent("down", " ")
         assert next_event(keys) == KeyEvent("quit")
-        keys.close()
-        time.sleep(0.3)  # the reader restores the terminal mode before the pty closes
+        keys.close()  # joins the reader, which restores the terminal mode
+        assert termios.tcgetattr(follower)[3] & termios.ICANON
     os.close(leader)
 
 

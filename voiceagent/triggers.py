@@ -57,7 +57,10 @@ class KeySource:
         return self
 
     def close(self) -> None:
+        """Stop reading; waits briefly so a terminal gets its mode back before exit."""
         self._closed.set()
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
+            self._thread.join(timeout=1.0)  # a stdin line reader may block: do not wait on it
 
     def _run(self) -> None:
         raise NotImplementedError
