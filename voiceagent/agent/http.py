@@ -8,6 +8,7 @@ API keys travel only in headers and are scrubbed from every message.
 
 from __future__ import annotations
 
+import itertools
 import json
 import queue
 import threading
@@ -218,3 +219,42 @@ class _Pump:
 
     def close(self) -> None:
         self._stop.set()
+
+
+class HTTPChat:
+    """What both wire adapters share: the model's settings and one HTTP client.
+
+    Subclasses say how the API key travels (`auth_headers`) and speak their wire format.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        *,
+        api_key: str | None = None,
+        timeout_s: float = 60.0,
+        temperature: float = 0.2,
+        max_tokens: int = 300,
+        transport: httpx.BaseTransport | None = None,
+        extra_body: dict[str, Any] | None = None,
+    ) -> None:
+        self.model = model
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.extra_body = dict(extra_body or {})
+        self._http = HTTPClient(base_url, timeout_s=timeout_s, headers=self.auth_headers(api_key),
+                                secret=api_key, transport=transport)
+        self._replies = itertools.count(1)
+
+    @staticmethod
+    def auth_headers(api_key: str | None) -> dict[str, str]:
+        """The request headers carrying the key (and any the API always wants)."""
+        raise NotImplementedError
+
+    @property
+    def base_url(self) -> str:
+        return self._http.base_url
+
+    def close(self) -> None:
+        self._http.close()

@@ -7,14 +7,11 @@ pieces), and results are `tool_result` blocks inside a user message.
 
 from __future__ import annotations
 
-import itertools
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import httpx
-
-from voiceagent.agent.http import HTTPClient, ServerError, StreamCancelled
+from voiceagent.agent.http import HTTPChat, ServerError, StreamCancelled
 from voiceagent.agent.messages import Message, Reply, ToolCall, ToolSpec, Usage
 from voiceagent.agent.wire_openai import decode_chunk, parse_call
 from voiceagent.errors import ChatError
@@ -22,39 +19,15 @@ from voiceagent.errors import ChatError
 API_VERSION = "2023-06-01"
 
 
-class AnthropicChat:
+class AnthropicChat(HTTPChat):
     """One Anthropic-compatible server and model."""
 
-    def __init__(
-        self,
-        base_url: str,
-        model: str,
-        *,
-        api_key: str | None = None,
-        timeout_s: float = 60.0,
-        temperature: float = 0.2,
-        max_tokens: int = 300,
-        transport: httpx.BaseTransport | None = None,
-        extra_body: dict[str, Any] | None = None,
-    ) -> None:
-        self.model = model
-        self.temperature = temperature
-        self.max_tokens = max_tokens
-        self.extra_body = dict(extra_body or {})
+    @staticmethod
+    def auth_headers(api_key: str | None) -> dict[str, str]:
         headers = {"anthropic-version": API_VERSION}
         if api_key:
             headers["x-api-key"] = api_key
-        self._http = HTTPClient(
-            base_url, timeout_s=timeout_s, headers=headers, secret=api_key, transport=transport
-        )
-        self._replies = itertools.count(1)
-
-    @property
-    def base_url(self) -> str:
-        return self._http.base_url
-
-    def close(self) -> None:
-        self._http.close()
+        return headers
 
     def request_body(
         self, system: str, messages: Sequence[Message], tools: Sequence[ToolSpec]

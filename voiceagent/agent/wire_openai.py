@@ -9,16 +9,13 @@ back and the recovery can read the call from it.
 
 from __future__ import annotations
 
-import itertools
 import json
 import logging
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import httpx
-
-from voiceagent.agent.http import HTTPClient, ServerError, StreamCancelled
+from voiceagent.agent.http import HTTPChat, HTTPClient, ServerError, StreamCancelled
 from voiceagent.agent.messages import Message, Reply, ToolCall, ToolSpec, Usage
 from voiceagent.agent.recover import TextGate, recover_calls
 from voiceagent.errors import ChatError
@@ -28,37 +25,12 @@ log = logging.getLogger(__name__)
 _FORMAT_FAULT = ("does not match the expected", "failed to parse input")
 
 
-class OpenAIChat:
+class OpenAIChat(HTTPChat):
     """One OpenAI-compatible server and model."""
 
-    def __init__(
-        self,
-        base_url: str,
-        model: str,
-        *,
-        api_key: str | None = None,
-        timeout_s: float = 60.0,
-        temperature: float = 0.2,
-        max_tokens: int = 300,
-        transport: httpx.BaseTransport | None = None,
-        extra_body: dict[str, Any] | None = None,
-    ) -> None:
-        self.model = model
-        self.temperature = temperature
-        self.max_tokens = max_tokens
-        self.extra_body = dict(extra_body or {})
-        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self._http = HTTPClient(
-            base_url, timeout_s=timeout_s, headers=headers, secret=api_key, transport=transport
-        )
-        self._replies = itertools.count(1)
-
-    @property
-    def base_url(self) -> str:
-        return self._http.base_url
-
-    def close(self) -> None:
-        self._http.close()
+    @staticmethod
+    def auth_headers(api_key: str | None) -> dict[str, str]:
+        return {"Authorization": f"Bearer {api_key}"} if api_key else {}
 
     def complete(
         self,
