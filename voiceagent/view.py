@@ -99,4 +99,6 @@ def setup_logging(verbose: bool) -> None:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
-    logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per request is noise
+    if not verbose:  # a line per request / per clip is noise
+        for noisy in ("httpx", "faster_whisper"):
+            logging.getLogger(noisy).setLevel(logging.WARNING)
