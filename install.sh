@@ -14,20 +14,8 @@ for arg in "$@"; do
   esac
 done
 
-sudo_cmd=()
-[ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
-
 # System packages: Python venv, PortAudio for sounddevice.
-apt_packages=(python3 python3-venv python3-pip libportaudio2)
-missing=()
-for p in "${apt_packages[@]}"; do
-  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "== apt: installing ${missing[*]}"
-  "${sudo_cmd[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}"
-fi
+scripts/apt-ensure.sh python3 python3-venv python3-pip libportaudio2
 
 # The virtual environment and the package with its bundled speech models.
 python=${PYTHON:-python3}

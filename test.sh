@@ -5,18 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-sudo_cmd=()
-[ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
-test_packages=(pulseaudio pulseaudio-utils libasound2-plugins libportaudio2 sox tmux)
-missing=()
-for p in "${test_packages[@]}"; do
-  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "== apt: installing test packages ${missing[*]}"
-  "${sudo_cmd[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}"
-fi
+scripts/apt-ensure.sh pulseaudio pulseaudio-utils libasound2-plugins libportaudio2 sox tmux
 [ -x .venv/bin/voiceagent ] || ./install.sh --no-start
 
 exec .venv/bin/python -m pytest -q -p no:cacheprovider "$@"
