@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from voiceagent.bench import QUESTIONS_DIR, load_questions, run_bench
-from voiceagent.bench_report import word_errors
+from voiceagent.bench.report import word_errors
+from voiceagent.bench.run import QUESTIONS_DIR, load_questions, run_bench
 from voiceagent.config import config_from_dict
 
 

@@ -174,7 +174,7 @@ def cmd_server(args: argparse.Namespace, config: Config) -> int:
 
 
 def cmd_bench(args: argparse.Namespace, config: Config) -> int:
-    from voiceagent.bench import run_bench
+    from voiceagent.bench.run import run_bench
 
     return run_bench(config, turns=args.turns, wav_dir=Path(args.wav_dir) if args.wav_dir
                      else None, json_path=args.json, plot_path=args.plot)

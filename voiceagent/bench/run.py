@@ -30,14 +30,14 @@ from typing import Any
 from voiceagent.agent.events import Event, Events
 from voiceagent.assistant import Assistant
 from voiceagent.audio import Audio, concat, load_audio
-from voiceagent.bench_report import render_table, summarize, turn_figures, typical_pair, word_errors
+from voiceagent.bench.report import render_table, summarize, turn_figures, typical_pair, word_errors
 from voiceagent.config import Config
 from voiceagent.errors import VoiceAgentError
 from voiceagent.ports import Synthesizer
 
 BENCH_MODEL = "qwen2.5-coder-0.5b"
 """The LLM the bench uses when [llm] model is empty: a few minutes on 2 cores."""
-QUESTIONS_DIR = Path(__file__).resolve().parent.parent / "tests" / "data" / "questions"
+QUESTIONS_DIR = Path(__file__).resolve().parent.parent.parent / "tests" / "data" / "questions"
 """The bundled spoken questions (qNN.wav with the expected transcript in qNN.txt)."""
 
 
@@ -264,7 +264,7 @@ def run_bench(config: Config, turns: int, wav_dir: Path | None, json_path: str |
         Path(json_path).write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n",
                                    encoding="utf-8")
     if plot_path:
-        from voiceagent.bench_plot import draw_timeline
+        from voiceagent.bench.plot import draw_timeline
 
         draw_timeline(typical_pair(results), plot_path)
     return 1 if any(t["stop"] == "error" for t in results) else 0
