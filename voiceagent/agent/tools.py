@@ -36,6 +36,17 @@ class Tool:
     func: Callable[..., Any]
     needs_approval: bool = False
     """Irreversible tools ask the user first."""
+    speaks_result: bool = False
+    """The result is itself the spoken answer (a confirmation, the time): the turn ends
+    with it, without a second model request."""
+    writes: bool = False
+    """It changes something (adds, removes, starts, forgets): never run on a doubtful
+    transcript."""
+    grounded: tuple[str, ...] = ()
+    """Free-text parameters that name what the user said (list items, labels, places):
+    their words must occur in the user's utterance, or the call goes back to the model."""
+    sentences: tuple[str, ...] = ()
+    """Sentence templates (hassil syntax) that run this tool without the model."""
 
     @property
     def spec(self) -> ToolSpec:
@@ -50,11 +61,16 @@ def tool(
     *,
     name: str | None = None,
     needs_approval: bool = False,
+    speaks_result: bool = False,
+    writes: bool = False,
+    grounded: Iterable[str] = (),
+    sentences: Iterable[str] = (),
 ) -> Any:
-    """Decorator: `@tool` or `@tool(needs_approval=True)` turns a function into a Tool.
+    """Decorator: `@tool` or `@tool(needs_approval=True, ...)` turns a function into a Tool.
 
     The description is the docstring's text before an `Args:` section; each parameter's
-    description comes from that section; `Literal[...]` hints become enums.
+    description comes from that section; `Literal[...]` hints become enums. The keyword
+    flags are the Tool fields of the same names.
     """
 
     def wrap(f: Callable[..., Any]) -> Tool:
@@ -65,6 +81,10 @@ def tool(
             parameters=schema_from_signature(f, param_docs),
             func=f,
             needs_approval=needs_approval,
+            speaks_result=speaks_result,
+            writes=writes or needs_approval,
+            grounded=tuple(grounded),
+            sentences=tuple(sentences),
         )
 
     return wrap(func) if func is not None else wrap
