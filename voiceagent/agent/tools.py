@@ -42,6 +42,9 @@ class Tool:
     writes: bool = False
     """It changes something (adds, removes, starts, forgets): never run on a doubtful
     transcript."""
+    destroys: bool = False
+    """It deletes or forgets (clear a list, cancel timers, forget the conversation): runs only
+    when the user clearly asked for that."""
     grounded: tuple[str, ...] = ()
     """Free-text parameters that name what the user said (list items, labels, places):
     their words must occur in the user's utterance, or the call goes back to the model."""
@@ -63,10 +66,12 @@ def tool(
     needs_approval: bool = False,
     speaks_result: bool = False,
     writes: bool = False,
+    destroys: bool = False,
     grounded: Iterable[str] = (),
     sentences: Iterable[str] = (),
 ) -> Any:
     """Decorator: `@tool` or `@tool(needs_approval=True, ...)` turns a function into a Tool.
+    Used bare on an existing function too: `tool(func, speaks_result=True)`.
 
     The description is the docstring's text before an `Args:` section; each parameter's
     description comes from that section; `Literal[...]` hints become enums. The keyword
@@ -82,7 +87,8 @@ def tool(
             func=f,
             needs_approval=needs_approval,
             speaks_result=speaks_result,
-            writes=writes or needs_approval,
+            writes=writes or needs_approval or destroys,
+            destroys=destroys,
             grounded=tuple(grounded),
             sentences=tuple(sentences),
         )

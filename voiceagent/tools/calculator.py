@@ -207,7 +207,7 @@ def _plural(unit: str, value: float) -> str:
 def make_tools() -> list[Tool]:
     """calculate and convert_units."""
 
-    @tool
+    @tool(speaks_result=True)
     def calculate(expression: str) -> str:
         """Use when the user asks for arithmetic: add, subtract, multiply, divide, powers,
         percentages or square roots, e.g. "15 percent of 80" or "12 times 7".
@@ -235,4 +235,4 @@ def make_tools() -> list[Tool]:
         return (f"{spoken_number(value)} {_plural(a, value)} is "
                 f"{shown} {_plural(b, result)}.")
 
-    return [calculate, tool(convert_units)]
+    return [calculate, tool(convert_units, speaks_result=True)]

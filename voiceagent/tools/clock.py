@@ -104,7 +104,7 @@ def find_zone(place: str) -> zoneinfo.ZoneInfo:
 def make_tools(timezone: str) -> list[Tool]:
     """The clock tool, telling time in `timezone` (empty = the system's)."""
 
-    @tool
+    @tool(speaks_result=True, grounded=("place",))
     def get_time(place: str = "") -> str:
         """Use when the user asks what time it is, today's date, or the day of the week,
         here or in another city or country.

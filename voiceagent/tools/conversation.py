@@ -10,7 +10,7 @@ from voiceagent.agent.tools import Tool, tool
 def make_tools(reset: Callable[[], None]) -> list[Tool]:
     """forget_conversation, calling `reset` (the assistant's session reset)."""
 
-    @tool
+    @tool(writes=True, destroys=True)
     def forget_conversation() -> str:
         """Use when the user asks to forget, reset, clear or start over the conversation."""
         reset()

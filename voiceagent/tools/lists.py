@@ -114,7 +114,7 @@ def make_tools(data_dir: Path, aliases: dict[str, str]) -> tuple[list[Tool], Lis
     lists = Lists(data_dir / "lists", aliases)
     notes_path = data_dir / "notes.txt"
 
-    @tool
+    @tool(speaks_result=True, writes=True, grounded=("items",))
     def add_to_list(list_name: str, items: str) -> str:
         """Use when the user asks to add or put something on a list (shopping, to-do, ...).
         Creates the list if it is new.
@@ -135,7 +135,7 @@ def make_tools(data_dir: Path, aliases: dict[str, str]) -> tuple[list[Tool], Lis
         lists.write(name, current + added)
         return f"Added {spoken_join(added)} to your {'new ' if new else ''}{name} list."
 
-    @tool
+    @tool(speaks_result=True)
     def read_list(list_name: str = "") -> str:
         """Use when the user asks what is on a list, or which lists they have.
 
@@ -152,7 +152,7 @@ def make_tools(data_dir: Path, aliases: dict[str, str]) -> tuple[list[Tool], Lis
         count = f"{len(items)} item{'s' if len(items) != 1 else ''}"
         return f"Your {name} list has {count}: {spoken_join(items)}."
 
-    @tool
+    @tool(speaks_result=True, writes=True, grounded=("items",))
     def remove_from_list(list_name: str, items: str) -> str:
         """Use when the user asks to remove, delete or tick off items from a list.
 
@@ -173,7 +173,7 @@ def make_tools(data_dir: Path, aliases: dict[str, str]) -> tuple[list[Tool], Lis
         tail = f" {spoken_join(missing)} was not on it." if missing else ""
         return f"Removed {spoken_join(gone)} from your {name} list.{tail}"
 
-    @tool
+    @tool(speaks_result=True, writes=True, destroys=True)
     def clear_list(list_name: str) -> str:
         """Use when the user asks to clear or empty a whole list.
 
@@ -184,7 +184,7 @@ def make_tools(data_dir: Path, aliases: dict[str, str]) -> tuple[list[Tool], Lis
         lists.write(name, [])
         return f"Your {name} list is now empty."
 
-    @tool
+    @tool(speaks_result=True, writes=True, grounded=("text",))
     def add_note(text: str) -> str:
         """Use when the user asks to take a note, write something down or remember something.
 
@@ -198,7 +198,7 @@ def make_tools(data_dir: Path, aliases: dict[str, str]) -> tuple[list[Tool], Lis
         _write(notes_path, [*old, f"{datetime.now():%Y-%m-%d %H:%M} | {text}"])
         return "Noted."
 
-    @tool
+    @tool(speaks_result=True)
     def read_notes() -> str:
         """Use when the user asks to hear their notes or what they asked you to remember."""
         lines = notes_path.read_text(encoding="utf-8").splitlines() if notes_path.exists() else []

@@ -116,7 +116,7 @@ def _ipv4(interface: str) -> str | None:
 def make_tools(info: SystemInfo) -> list[Tool]:
     """get_system_status over `info`."""
 
-    @tool
+    @tool(speaks_result=True)
     def get_system_status(part: Part = "all") -> str:
         """Use when the user asks about this computer itself: free memory, disk space or how
         full the disk is, how long it has been running, battery, CPU temperature, IP address.

@@ -221,7 +221,7 @@ def _when(due: float, now: float, zone: tzinfo | None) -> str:
 def make_tools(timers: Timers) -> list[Tool]:
     """set_timer, set_alarm, list_timers and cancel_timer over one Timers store."""
 
-    @tool
+    @tool(speaks_result=True, writes=True, grounded=("label",))
     def set_timer(duration: str, label: str = "") -> str:
         """Use when the user asks for a timer, or to be reminded after a length of time.
 
@@ -236,7 +236,7 @@ def make_tools(timers: Timers) -> list[Tool]:
         timers.add(entry)
         return f"Started a {entry.name(timers.zone)}."
 
-    @tool
+    @tool(speaks_result=True, writes=True, grounded=("label",))
     def set_alarm(time: str, label: str = "") -> str:
         """Use when the user asks for an alarm, to be woken, or a reminder at a clock time.
 
@@ -251,7 +251,7 @@ def make_tools(timers: Timers) -> list[Tool]:
         what = f": {entry.label}." if entry.label else "."
         return f"Alarm set for {_when(due, now, timers.zone)}{what}"
 
-    @tool
+    @tool(speaks_result=True)
     def list_timers() -> str:
         """Use when the user asks which timers or alarms are set, or how much time is left
         on a timer."""
@@ -266,7 +266,7 @@ def make_tools(timers: Timers) -> list[Tool]:
         ]
         return f"{len(parts)} set: " + "; ".join(parts) + "."
 
-    @tool
+    @tool(speaks_result=True, writes=True, destroys=True)
     def cancel_timer(which: str = "") -> str:
         """Use when the user asks to cancel or stop a timer or alarm.
 
