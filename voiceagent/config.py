@@ -213,9 +213,9 @@ class Config:
     def models_dir(self) -> Path:
         if self.paths.models_dir:
             return Path(self.paths.models_dir).expanduser()
-        checkout = Path(__file__).resolve().parent.parent / "models"
-        if (checkout / "manifest.toml").exists():
-            return checkout
+        root = Path(__file__).resolve().parent.parent  # a checkout, or site-packages
+        if (root / "pyproject.toml").is_file() and (root / "models").is_dir():
+            return root / "models"  # running from a checkout: install.sh assembles here
         return self.data_dir / "models"
 
 

