@@ -41,6 +41,15 @@ def test_save_and_load_round_trip_with_a_header_line(tmp_path):
     assert store.path.stat().st_mode & 0o777 == 0o600
 
 
+def test_a_failed_tool_call_keeps_its_error_flag_across_a_restart(tmp_path):
+    store = SessionStore(tmp_path / "s.jsonl", max_turns=5)
+    failed = [Message("user", "q"), Message("assistant", "", (ToolCall("c1", "f", {}),)),
+              Message("tool", "cancelled by the user", call_id="c1", name="f", is_error=True)]
+    store.save(failed + exchange(2))
+    loaded = store.load()
+    assert loaded[2].is_error and not loaded[6].is_error
+
+
 def test_missing_file_is_an_empty_history_and_reset_forgets(tmp_path):
     store = SessionStore(tmp_path / "s.jsonl", max_turns=5)
     assert store.load() == []

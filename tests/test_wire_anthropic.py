@@ -75,7 +75,7 @@ def test_history_goes_out_with_tool_results_inside_user_messages():
         Message("assistant", "", (ToolCall("t1", "add", {"a": 1, "b": 2}),
                                   ToolCall("t2", "add", {"a": 1}))),
         Message("tool", "3", call_id="t1", name="add"),
-        Message("tool", "Error: missing b", call_id="t2", name="add"),
+        Message("tool", "missing b", call_id="t2", name="add", is_error=True),
         Message("assistant", "Three."),
         Message("user", "thanks"),
     ]
@@ -86,11 +86,20 @@ def test_history_goes_out_with_tool_results_inside_user_messages():
             {"type": "tool_use", "id": "t2", "name": "add", "input": {"a": 1}}]},
         {"role": "user", "content": [
             {"type": "tool_result", "tool_use_id": "t1", "content": "3"},
-            {"type": "tool_result", "tool_use_id": "t2", "content": "Error: missing b",
+            {"type": "tool_result", "tool_use_id": "t2", "content": "missing b",
              "is_error": True}]},
         {"role": "assistant", "content": [{"type": "text", "text": "Three."}]},
         {"role": "user", "content": [{"type": "text", "text": "thanks"}]},
     ]
+
+
+def test_the_error_flag_comes_from_the_tool_run_not_from_the_text():
+    history = [Message("user", "a"), Message("assistant", "", (ToolCall("t1", "f", {}),
+                                                               ToolCall("t2", "f", {}))),
+               Message("tool", "Error codes: none", call_id="t1", name="f"),
+               Message("tool", "cancelled by the user", call_id="t2", name="f", is_error=True)]
+    results = to_wire(history)[2]["content"]
+    assert [r.get("is_error", False) for r in results] == [False, True]
 
 
 def test_an_empty_assistant_message_is_left_out_so_roles_still_alternate():

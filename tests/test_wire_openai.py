@@ -190,8 +190,8 @@ def test_history_goes_out_as_tool_calls_and_tool_messages():
         Message("user", "add"),
         Message("assistant", "", (ToolCall("c1", "add", {"a": 1}),
                                   ToolCall("c2", "add", {}, bad_json="{oops"))),
-        Message("tool", "Error: missing b", call_id="c1", name="add"),
-        Message("tool", "Error: not JSON", call_id="c2", name="add"),
+        Message("tool", "Error: missing b", call_id="c1", name="add", is_error=True),
+        Message("tool", "cancelled by the user", call_id="c2", name="add", is_error=True),
         Message("assistant", "Sorry."),
     ]
     wire = to_wire("sys", history)
@@ -199,6 +199,8 @@ def test_history_goes_out_as_tool_calls_and_tool_messages():
         {"id": "c1", "type": "function", "function": {"name": "add", "arguments": '{"a": 1}'}},
         {"id": "c2", "type": "function", "function": {"name": "add", "arguments": "{}"}}]}
     assert wire[3] == {"role": "tool", "tool_call_id": "c1", "content": "Error: missing b"}
+    # The format has no error flag: a failed call's text says so, once.
+    assert wire[4]["content"] == "Error: cancelled by the user"
     assert wire[5] == {"role": "assistant", "content": "Sorry."}
 
 

@@ -278,7 +278,7 @@ class _Turn:
     def _result(
         self, call: ToolCall, text: str, is_error: bool, start: float | None = None
     ) -> tuple[str, bool]:
-        self.new.append(Message("tool", text, call_id=call.id, name=call.name))
+        self.new.append(Message("tool", text, call_id=call.id, name=call.name, is_error=is_error))
         self.results.append((call, text, is_error))
         seconds = round(time.monotonic() - start, 4) if start is not None else 0.0
         self.a.events.emit("tool_result", id=call.id, name=call.name, result=text,

@@ -46,6 +46,8 @@ class Message:
     """For role "tool": the id of the call this result answers."""
     name: str | None = None
     """For role "tool": the tool's name (some wire formats want it)."""
+    is_error: bool = False
+    """For role "tool": the call failed (set by the tool run, never guessed from the text)."""
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"role": self.role, "text": self.text}
@@ -55,6 +57,8 @@ class Message:
             data["call_id"] = self.call_id
         if self.name is not None:
             data["name"] = self.name
+        if self.is_error:
+            data["is_error"] = True
         return data
 
     @classmethod
@@ -68,6 +72,7 @@ class Message:
             calls=tuple(ToolCall.from_dict(c) for c in data.get("calls", ())),
             call_id=data.get("call_id"),
             name=data.get("name"),
+            is_error=bool(data.get("is_error", False)),
         )
 
 

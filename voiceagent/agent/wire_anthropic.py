@@ -157,6 +157,6 @@ def _use_block(call: ToolCall) -> dict[str, Any]:
 
 def _result_block(m: Message) -> dict[str, Any]:
     block: dict[str, Any] = {"type": "tool_result", "tool_use_id": m.call_id, "content": m.text}
-    if m.text.startswith("Error"):
+    if m.is_error:
         block["is_error"] = True
     return block

@@ -187,12 +187,19 @@ def parse_call(call_id: str, name: str, raw_args: str) -> ToolCall:
     return ToolCall(call_id, name, args)
 
 
+def _result_text(m: Message) -> str:
+    """The format has no error flag, so a failed call says so in its text (once)."""
+    if m.is_error and not m.text.startswith("Error"):
+        return f"Error: {m.text}"
+    return m.text
+
+
 def to_wire(system: str, messages: Sequence[Message]) -> list[dict[str, Any]]:
     """The internal conversation as OpenAI chat messages."""
     wire: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
     for m in messages:
         if m.role == "tool":
-            wire.append({"role": "tool", "tool_call_id": m.call_id, "content": m.text})
+            wire.append({"role": "tool", "tool_call_id": m.call_id, "content": _result_text(m)})
         elif m.role == "assistant" and m.calls:
             wire.append(
                 {
