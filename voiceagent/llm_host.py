@@ -40,6 +40,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)))
     parser.add_argument("--ctx-size", type=int, default=4096)
+    parser.add_argument("--slot-dir", default="", help="where /slots save and restore KV caches")
     args = parser.parse_args(argv)
     parent = os.getppid()
     stop = threading.Event()
@@ -73,6 +74,8 @@ def _run_xllamacpp(args: argparse.Namespace) -> Callable[[], bool]:
     params.port = args.port
     params.use_jinja = True
     params.chat_template = chat_template()
+    if args.slot_dir:  # llama.cpp joins the path and the file name without a separator
+        params.slot_save_path = os.path.join(args.slot_dir, "")
     server = xllamacpp.Server(params)
     return lambda: server is not None
 
@@ -86,7 +89,8 @@ def _run_binary(args: argparse.Namespace) -> Callable[[], bool]:
         proc = subprocess.Popen(
             [args.binary, "--model", args.model, "--host", args.host, "--port", str(args.port),
              "--threads", str(args.threads), "--ctx-size", str(args.ctx_size), "--jinja",
-             "--chat-template-file", str(template)],
+             "--chat-template-file", str(template),
+             *(["--slot-save-path", args.slot_dir] if args.slot_dir else [])],
             preexec_fn=_die_with_parent,
         )
     except OSError:

@@ -21,7 +21,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import httpx
 
@@ -37,7 +37,8 @@ class LLMServer:
 
     def __init__(self, model: Path, *, engine: str = "xllamacpp", binary: str = "llama-server",
                  host: str = "127.0.0.1", port: int = 0, threads: int = 0, ctx_size: int = 4096,
-                 log_path: Path | None = None, start_timeout_s: float = 120.0) -> None:
+                 log_path: Path | None = None, start_timeout_s: float = 120.0,
+                 slot_dir: Path | None = None) -> None:
         self.model = model
         self.engine = engine
         self.binary = binary
@@ -48,6 +49,8 @@ class LLMServer:
         self.ctx_size = ctx_size
         self.log_path = log_path
         self.start_timeout_s = start_timeout_s
+        self.slot_dir = slot_dir
+        """Where /slots save and restore keep KV-cache files (see prompt_cache.py); None: off."""
         self._proc: subprocess.Popen[bytes] | None = None
         self._log: IO[bytes] | None = None
         self._starts = 0
@@ -58,7 +61,8 @@ class LLMServer:
         s = config.server
         return cls(gguf_path(config.llm.model, config.models_dir), engine=s.engine,
                    binary=s.binary, host=s.host, port=s.port, threads=s.threads,
-                   ctx_size=s.ctx_size, log_path=config.data_dir / "llm-server.log")
+                   ctx_size=s.ctx_size, log_path=config.data_dir / "llm-server.log",
+                   slot_dir=config.data_dir / "prompt-cache")
 
     @property
     def base_url(self) -> str:
@@ -91,6 +95,8 @@ class LLMServer:
                             f"set [server] port = 0 to use a free port, or set [llm] base_url "
                             f"= \"{self.base_url}\" to use that server")
         self._open_log()
+        if self.slot_dir is not None:
+            self.slot_dir.mkdir(parents=True, exist_ok=True)
         package_parent = str(Path(__file__).resolve().parent.parent)  # the same voiceagent
         path = os.pathsep.join(filter(None, [package_parent, os.environ.get("PYTHONPATH")]))
         self._proc = subprocess.Popen(
@@ -141,6 +147,27 @@ class LLMServer:
         self.stop()
         return self.start()
 
+    def save_slot(self, filename: str) -> int:
+        """Write slot 0's KV cache (its tokens and their keys/values) to slot_dir/filename;
+        returns how many tokens it holds."""
+        return int(self._slot_action("save", filename).get("n_saved") or 0)
+
+    def restore_slot(self, filename: str) -> int:
+        """Load slot_dir/filename into slot 0; returns how many tokens it holds."""
+        return int(self._slot_action("restore", filename).get("n_restored") or 0)
+
+    def _slot_action(self, action: str, filename: str) -> dict[str, Any]:
+        if self.slot_dir is None:
+            raise ChatError("this LLM server was started without a slot directory")
+        try:
+            reply = httpx.post(f"{self._root}/slots/0", params={"action": action},
+                               json={"filename": filename}, timeout=60.0)
+        except httpx.HTTPError as exc:
+            raise ChatError(f"slot {action} of {filename} failed: {exc}") from exc
+        if reply.status_code != 200:
+            raise ChatError(f"slot {action} of {filename} failed: {reply.text[:300]}")
+        return dict(reply.json())
+
     def __enter__(self) -> LLMServer:
         self.start()
         return self
@@ -155,7 +182,8 @@ class LLMServer:
     def _child_args(self) -> list[str]:
         return ["--engine", self.engine, "--binary", self.binary, "--model", str(self.model),
                 "--host", self.host, "--port", str(self.port), "--threads", str(self.threads),
-                "--ctx-size", str(self.ctx_size)]
+                "--ctx-size", str(self.ctx_size),
+                *(["--slot-dir", str(self.slot_dir)] if self.slot_dir is not None else [])]
 
     def _open_log(self) -> None:
         """A fresh log at the first start; a restart appends, keeping what the crash said."""

@@ -1,0 +1,127 @@
+"""The fixed prompt prefix (system prompt, tool list, worked example) kept as a saved KV cache.
+
+Prefilling that prefix (~1,000-1,400 tokens) takes tens of seconds on a small CPU, and the
+first question after every start (and every cold `voiceagent ask`) used to pay it. Instead the
+server's slot 0 is saved to a file once (llama.cpp `/slots/0?action=save`) and restored at the
+next start in milliseconds. The file is keyed by the model file and the exact prompt text the
+server renders for the prefix, so a changed template, tool list, description or system prompt
+gets a new file. This only works because everything before the user's turn is byte-stable:
+no clock or other changing values in the system prompt, tools or example.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from voiceagent.agent.loop import Agent
+from voiceagent.agent.messages import Message
+from voiceagent.errors import ChatError
+from voiceagent.llm_server import LLMServer
+
+log = logging.getLogger(__name__)
+
+PROBE = "hi"
+"""The user turn the warm-up request sends after the prefix (as Agent.warm_up does)."""
+
+
+@dataclass(frozen=True)
+class Prefix:
+    """The rendered prompt prefix of one agent on one server, and its cache file name."""
+
+    text: str
+    """The prompt the server builds for everything before the user's turn."""
+    tokens: int
+    """Its length in the model's tokens."""
+    filename: str
+    """`<model>-<sha256 of model identity and text>.bin`, inside the server's slot_dir."""
+
+
+def describe(server: LLMServer, agent: Agent) -> Prefix | None:
+    """The agent's prefix as this server renders it; None when the model client cannot say
+    what it sends (not an OpenAI-compatible client)."""
+    body = _request(agent)
+    if body is None:
+        return None
+    prompt = str(_post(server, "/apply-template", {"messages": body["messages"],
+                                                  "tools": body.get("tools", [])})["prompt"])
+    text = prompt[: prompt.rfind(PROBE)]
+    tokens = len(_post(server, "/tokenize", {"content": text, "add_special": False})["tokens"])
+    model = server.model
+    size = model.stat().st_size if model.exists() else 0
+    digest = hashlib.sha256(f"{model.name}\n{size}\n{text}".encode()).hexdigest()[:16]
+    return Prefix(text, tokens, f"{model.stem}-{digest}.bin")
+
+
+def prime(server: LLMServer, agent: Agent) -> str:
+    """Put the agent's prefix into the server's cache: restore the saved file, or prefill it
+    once and save it. Returns "restored", "saved", or "off" (nothing could be done)."""
+    if server.slot_dir is None:
+        return "off"
+    try:
+        prefix = describe(server, agent)
+    except ChatError as exc:
+        log.info("prompt cache off: %s", exc)
+        return "off"
+    if prefix is None:
+        return "off"
+    path = server.slot_dir / prefix.filename
+    if path.is_file():
+        try:
+            n = server.restore_slot(prefix.filename)
+            log.info("prompt prefix (%d tokens) restored from %s", n, path)
+            return "restored"
+        except ChatError as exc:
+            log.warning("%s; prefilling the prompt prefix again", exc)
+            path.unlink(missing_ok=True)
+    log.info("prefilling the prompt prefix (%d tokens) once; it is saved for the next start",
+             prefix.tokens)
+    agent.warm_up()
+    if not _save(server, prefix):
+        return "off"
+    for stale in server.slot_dir.glob(f"{server.model.stem}-*.bin"):
+        if stale.name != prefix.filename:
+            stale.unlink(missing_ok=True)
+    return "saved"
+
+
+def _save(server: LLMServer, prefix: Prefix) -> bool:
+    """Save slot 0 once the warm-up's cancelled request has let go of it."""
+    for _attempt in range(20):
+        try:
+            saved = server.save_slot(prefix.filename)
+        except ChatError as exc:  # the slot may still be finishing the warm-up request
+            last = exc
+            time.sleep(0.1)
+            continue
+        if saved >= prefix.tokens:
+            return True
+        log.info("warm-up left %d of %d prefix tokens cached; not saved", saved, prefix.tokens)
+        assert server.slot_dir is not None
+        (server.slot_dir / prefix.filename).unlink(missing_ok=True)
+        return False
+    log.warning("could not save the prompt prefix: %s", last)
+    return False
+
+
+def _request(agent: Agent) -> dict[str, Any] | None:
+    request_body = getattr(agent.model, "request_body", None)
+    if request_body is None:
+        return None
+    messages = [*agent.prefix, Message("user", PROBE)]
+    return dict(request_body(agent.config.system_prompt, messages, agent.tools.specs()))
+
+
+def _post(server: LLMServer, path: str, body: dict[str, Any]) -> dict[str, Any]:
+    url = server.base_url.removesuffix("/v1") + path
+    try:
+        reply = httpx.post(url, json=body, timeout=30.0)
+        reply.raise_for_status()
+        return dict(reply.json())
+    except (httpx.HTTPError, ValueError) as exc:
+        raise ChatError(f"{url}: {exc}") from exc
