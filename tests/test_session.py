@@ -50,11 +50,8 @@ def test_a_failed_tool_call_keeps_its_error_flag_across_a_restart(tmp_path):
     assert loaded[2].is_error and not loaded[6].is_error
 
 
-def test_missing_file_is_an_empty_history_and_reset_forgets(tmp_path):
+def test_missing_file_is_an_empty_history(tmp_path):
     store = SessionStore(tmp_path / "s.jsonl", max_turns=5)
-    assert store.load() == []
-    store.save(exchange(1))
-    store.reset()
     assert store.load() == [] and not store.path.exists()
 
 

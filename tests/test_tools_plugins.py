@@ -1,13 +1,16 @@
 """build_tools: families from config, the user's tool modules, MCP servers over stdio."""
 
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
 from voiceagent.agent.messages import ToolCall
 from voiceagent.config import config_from_dict
-from voiceagent.tools import FAMILIES, ToolContext, build_tools, vocabulary
+from voiceagent.tools import FAMILIES, ToolContext, build_tools
+from voiceagent.tools.timers import Timers, make_tools
 
 DATA = Path(__file__).parent / "data"
 SERVER = str(DATA / "mcp_echo_server.py")
@@ -58,7 +61,33 @@ def test_list_names_and_aliases_feed_vocabulary(tmp_path, boxes):
     box = build(tmp_path, enabled=["lists"], list_aliases={"groceries": "shopping"})
     boxes.append(box)
     box.registry.run(ToolCall("1", "add_to_list", {"list_name": "hardware", "items": "nails"}))
-    assert vocabulary(box) == box.vocabulary == ["hardware", "groceries", "shopping"]
+    assert box.vocabulary == ["hardware", "groceries", "shopping"]
+
+
+def test_only_a_context_that_fires_timers_announces_them(tmp_path, boxes):
+    past = Timers(tmp_path / "timers.json", None, clock=lambda: time.time() - 7200)
+    [set_timer] = [t for t in make_tools(past) if t.name == "set_timer"]
+    set_timer.func(duration="1 hour", label="soup")  # its clock is 2 h behind: overdue now
+    past.close()
+    config = config_from_dict({"paths": {"data_dir": str(tmp_path)},
+                               "tools": {"enabled": ["timers"]}})
+    heard: list[str] = []
+    said = threading.Event()
+
+    def announce(text: str) -> None:
+        heard.append(text)
+        said.set()
+
+    one_shot = build_tools(config, ToolContext(tmp_path, "ask", announce=announce))
+    boxes.append(one_shot)
+    assert one_shot.registry.run(ToolCall("1", "list_timers", {}))[0].startswith("1 set: 1 hour")
+    one_shot.close()
+    assert heard == []
+    running = build_tools(config, ToolContext(tmp_path, "ptt", announce=announce,
+                                              fires_timers=True))
+    boxes.append(running)
+    assert said.wait(10)
+    assert heard == ["Your 1 hour soup timer went off while I was not running."]
 
 
 def test_two_turn_shopping_list_through_the_registry(tmp_path, boxes):

@@ -109,6 +109,7 @@ def build_assistant(
         data_dir=config.data_dir,
         mode=mode,
         announce=lambda text: holder[0].announce(text) if holder else None,
+        fires_timers=mode in ("ptt", "kiosk", "daemon"),  # not ask/bench: they exit at once
         reset_conversation=lambda: holder[0].request_reset() if holder else None,
     )
     toolbox = build_toolbox(config, stack, context)

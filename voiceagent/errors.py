@@ -6,7 +6,9 @@
     ├── ModelError      a model file is missing or corrupt (message names the path and the fix)
     ├── ChatError       the LLM server is unreachable or answered with an error
     │   └── ServerDown  nothing answers at the URL
-    └── ToolError       raised by tools; the message goes back to the model as the tool result
+    ├── ToolError       raised by tools; the message goes back to the model as the tool result
+    ├── PluginError     a [tools] modules entry could not be loaded (the message says why)
+    └── MCPError        an MCP server failed to start or answer (names the server and cause)
 """
 
 
@@ -36,3 +38,11 @@ class ServerDown(ChatError):
 
 class ToolError(VoiceAgentError):
     """A tool could not do what was asked; the message is written for the model."""
+
+
+class PluginError(VoiceAgentError):
+    """A tool module could not be loaded; the message says why, for the user."""
+
+
+class MCPError(VoiceAgentError):
+    """An MCP server failed to start or answer; the message names the server and the cause."""

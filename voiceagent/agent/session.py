@@ -72,10 +72,6 @@ class SessionStore:
         os.replace(tmp, self.path)
         _fsync_dir(self.path.parent)
 
-    def reset(self) -> None:
-        """Forget the conversation."""
-        self.path.unlink(missing_ok=True)
-
     def acquire(self) -> None:
         """Take the session's exclusive lock; VoiceAgentError naming the holder's pid if held."""
         lock_path = self.path.with_name(self.path.name + ".lock")

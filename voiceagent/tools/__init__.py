@@ -1,7 +1,7 @@
 """The built-in tools, the user's own tool modules and MCP servers, gathered into one registry.
 
     toolbox = build_tools(config, ToolContext(data_dir, mode, announce, reset_conversation))
-    loop uses toolbox.registry; vocabulary(toolbox) biases speech recognition;
+    loop uses toolbox.registry; toolbox.vocabulary biases speech recognition;
     toolbox.close() at exit stops the timer thread and the MCP servers.
 
 Problems that must not stop the assistant (a plugin that does not import, an MCP server that
@@ -31,7 +31,7 @@ from voiceagent.tools import (
     timers,
 )
 
-__all__ = ["FAMILIES", "ToolContext", "Toolbox", "build_tools", "tool", "vocabulary", "workspace"]
+__all__ = ["FAMILIES", "ToolContext", "Toolbox", "build_tools", "tool", "workspace"]
 
 log = logging.getLogger(__name__)
 
@@ -55,8 +55,10 @@ class ToolContext:
     mode: str = "ask"
     """ptt, kiosk, daemon or ask: the shell tool is left out in kiosk mode."""
     announce: Callable[[str], None] = _quiet
-    """Speak a text now, even while idle (a timer going off). Called from the timer thread.
-    Left at the default, timers are kept but not fired (another process announces them)."""
+    """Speak a text now, even while idle (a timer going off). Called from the timer thread."""
+    fires_timers: bool = False
+    """This process tells the user when a timer is due (it keeps running and can speak).
+    False: timers are kept but not fired; the running assistant announces them."""
     reset_conversation: Callable[[], None] = _nothing
     """Forget the conversation (called from inside a turn, by the conversation tool)."""
 
@@ -132,7 +134,7 @@ def _family(name: str, config: Config, ctx: ToolContext, box: Toolbox) -> list[T
     if name == "clock":
         return clock.make_tools(tc.timezone)
     if name == "timers":
-        speaker = None if ctx.announce is _quiet else ctx.announce  # nobody to tell: no firing
+        speaker = ctx.announce if ctx.fires_timers else None
         timer_store = timers.Timers(ctx.data_dir / "timers.json", speaker, tc.timezone)
         box.closers.append(timer_store.close)
         return timers.make_tools(timer_store)
@@ -173,8 +175,3 @@ def _add(box: Toolbox, t: Tool) -> None:
         box.registry.add(t)
     except Exception as exc:  # a duplicate name or a bad schema skips that tool only
         box.warn(f"tool {t.name!r} skipped: {exc}")
-
-
-def vocabulary(box: Toolbox) -> list[str]:
-    """Words for speech-recognition biasing: list names and their aliases."""
-    return box.vocabulary

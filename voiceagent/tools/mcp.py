@@ -20,7 +20,7 @@ from typing import IO, Any
 from voiceagent import __version__
 from voiceagent.agent.tools import Tool
 from voiceagent.config import MCPServerConfig
-from voiceagent.errors import ToolError
+from voiceagent.errors import MCPError, ToolError
 
 log = logging.getLogger(__name__)
 
@@ -28,10 +28,6 @@ PROTOCOL_VERSION = "2025-06-18"
 MAX_PAGES = 20
 DESCRIPTION_CHARS = 400
 """Long descriptions cost every request prompt tokens; small models read the start only."""
-
-
-class MCPError(Exception):
-    """A server failed to start or answer; the message names the server and the cause."""
 
 
 class MCPServer:

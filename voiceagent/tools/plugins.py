@@ -15,10 +15,7 @@ from pathlib import Path
 from types import ModuleType
 
 from voiceagent.agent.tools import Tool
-
-
-class PluginError(Exception):
-    """A tool module could not be loaded; the message says why, for the user."""
+from voiceagent.errors import PluginError
 
 
 def _find_file(entry: str, config_dir: Path | None) -> Path:
