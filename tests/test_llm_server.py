@@ -253,6 +253,18 @@ def test_engine_llama_server_dies_with_its_supervisor(tmp_path: Path) -> None:
         assert _wait_gone(native["pid"]), "llama-server outlived the process supervising it"
 
 
+def test_a_dead_native_server_ends_its_supervisor(tmp_path: Path) -> None:
+    binary = tmp_path / "llama-server"
+    binary.write_text(FAKE_LLAMA_SERVER.format(python=sys.executable))
+    binary.chmod(0o755)
+    with LLMServer(tmp_path / "m.gguf", engine="llama-server", binary=str(binary)) as server:
+        native = httpx.get(server.base_url.removesuffix("/v1") + "/health", timeout=5).json()
+        wrapper = server.pid
+        assert wrapper is not None
+        os.kill(native["pid"], signal.SIGKILL)
+        assert _wait_gone(wrapper), "the supervisor kept running without its llama-server"
+
+
 def test_engine_llama_server_missing_binary_says_what_to_install(tmp_path: Path) -> None:
     server = LLMServer(tmp_path / "m.gguf", engine="llama-server",
                        binary=str(tmp_path / "no-such-llama-server"))

@@ -17,7 +17,6 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 
@@ -47,22 +46,25 @@ def main(argv: list[str]) -> int:
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        alive = _run_xllamacpp(args) if args.engine == "xllamacpp" else _run_binary(args)
+        # In process, llama.cpp cannot die without us; only a native binary needs watching.
+        server = _run_xllamacpp(args) if args.engine == "xllamacpp" else None
+        child = _run_binary(args) if server is None else None
     except Exception as exc:  # one line for the parent's error message, not a traceback
         print(f"LLM server: {exc}", file=sys.stderr, flush=True)
         return 1
     stdin = sys.stdin.fileno()
     while not stop.is_set() and os.getppid() == parent:
-        if not alive():
-            return 1
+        if child is not None and child.poll() is not None:
+            return 1  # the native server died
         ready, _, _ = select.select([stdin], [], [], 0.5)
         if ready and not os.read(stdin, 4096):
             break  # the parent closed the pipe, or died
+    del server  # referenced until here: the in-process server lives as long as this object
     return 0
 
 
-def _run_xllamacpp(args: argparse.Namespace) -> Callable[[], bool]:
-    """llama.cpp's server in this process; it lives as long as the returned closure does."""
+def _run_xllamacpp(args: argparse.Namespace) -> object:
+    """llama.cpp's server in this process; it serves as long as the returned object lives."""
     import xllamacpp
 
     params = xllamacpp.CommonParams()
@@ -76,11 +78,10 @@ def _run_xllamacpp(args: argparse.Namespace) -> Callable[[], bool]:
     params.chat_template = chat_template()
     if args.slot_dir:  # llama.cpp joins the path and the file name without a separator
         params.slot_save_path = os.path.join(args.slot_dir, "")
-    server = xllamacpp.Server(params)
-    return lambda: server is not None
+    return xllamacpp.Server(params)
 
 
-def _run_binary(args: argparse.Namespace) -> Callable[[], bool]:
+def _run_binary(args: argparse.Namespace) -> subprocess.Popen[bytes]:
     """A native llama-server, killed by the kernel if this process dies first."""
     with tempfile.NamedTemporaryFile("w", suffix=".jinja", delete=False) as fh:
         fh.write(chat_template())
@@ -97,7 +98,7 @@ def _run_binary(args: argparse.Namespace) -> Callable[[], bool]:
         template.unlink()
         raise
     atexit.register(_end, proc, template)
-    return lambda: proc.poll() is None
+    return proc
 
 
 def _end(proc: subprocess.Popen[bytes], template: Path) -> None:
