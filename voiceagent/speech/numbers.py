@@ -3,10 +3,13 @@ fifty", 3.05 -> "three point zero five", 1999 (a year) -> "nineteen ninety-nine"
 
 from __future__ import annotations
 
-_ONES = ("zero one two three four five six seven eight nine ten eleven twelve thirteen "
-         "fourteen fifteen sixteen seventeen eighteen nineteen").split()
-_TENS = "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
-_SCALES = [(10**12, "trillion"), (10**9, "billion"), (10**6, "million"), (1000, "thousand")]
+ONES = ("zero one two three four five six seven eight nine ten eleven twelve thirteen "
+        "fourteen fifteen sixteen seventeen eighteen nineteen").split()
+"""The words for 0..19 (the one table of number words; tools/words.py reads them too)."""
+TENS = "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
+"""TENS[n] is the word for n * 10, n >= 2."""
+SCALES = {"trillion": 10**12, "billion": 10**9, "million": 10**6, "thousand": 1000}
+"""Scale words, largest first."""
 _ORDINAL_WORDS = {"one": "first", "two": "second", "three": "third", "five": "fifth",
                   "eight": "eighth", "nine": "ninth", "twelve": "twelfth"}
 
@@ -18,14 +21,14 @@ def cardinal(n: int) -> str:
     if n >= 10**15:
         return digits(str(n))
     if n < 20:
-        return _ONES[n]
+        return ONES[n]
     if n < 100:
         tens, ones = divmod(n, 10)
-        return _TENS[tens] + (f"-{_ONES[ones]}" if ones else "")
+        return TENS[tens] + (f"-{ONES[ones]}" if ones else "")
     if n < 1000:
         hundreds, rest = divmod(n, 100)
-        return f"{_ONES[hundreds]} hundred" + (f" {cardinal(rest)}" if rest else "")
-    for value, name in _SCALES:
+        return f"{ONES[hundreds]} hundred" + (f" {cardinal(rest)}" if rest else "")
+    for name, value in SCALES.items():
         if n >= value:
             high, rest = divmod(n, value)
             return f"{cardinal(high)} {name}" + (f" {cardinal(rest)}" if rest else "")
@@ -41,7 +44,7 @@ def decimal(text: str) -> str:
 
 def digits(text: str) -> str:
     """Each digit on its own, for phone numbers and codes: "007" -> "zero zero seven"."""
-    return " ".join(_ONES[int(d)] for d in text if d.isdigit())
+    return " ".join(ONES[int(d)] for d in text if d.isdigit())
 
 
 def ordinal(n: int) -> str:
@@ -64,4 +67,4 @@ def year(n: int) -> str:
         return cardinal(n)
     if low == 0:
         return f"{cardinal(high)} hundred"
-    return f"{cardinal(high)} {'oh ' + _ONES[low] if low < 10 else cardinal(low)}"
+    return f"{cardinal(high)} {'oh ' + ONES[low] if low < 10 else cardinal(low)}"

@@ -9,12 +9,11 @@ from __future__ import annotations
 import re
 
 from voiceagent.errors import ToolError
+from voiceagent.speech.numbers import ONES, TENS
+from voiceagent.speech.numbers import SCALES as _BIG
 
-_UNITS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen "
-          "fourteen fifteen sixteen seventeen eighteen nineteen").split()
-_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
-SMALL = {w: i for i, w in enumerate(_UNITS)} | {w: 20 + 10 * i for i, w in enumerate(_TENS)}
-SCALES = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9}
+SMALL = {w: i for i, w in enumerate(ONES)} | {w: 10 * i for i, w in enumerate(TENS) if i >= 2}
+SCALES = {"hundred": 100, **_BIG}
 _WORD = "|".join(sorted([*SMALL, *SCALES], key=len, reverse=True))
 _RUN = re.compile(rf"\b(?:{_WORD})(?:(?:[\s-]+|\s+and\s+)(?:{_WORD}))*\b", re.I)
 
