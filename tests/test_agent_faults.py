@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from voiceagent.agent.events import Events, Recording, TraceFile
+from voiceagent.agent.events import Cap, Error, Events, Recording, TraceFile
 from voiceagent.agent.loop import CANCELLED, CAP_SENTENCES, Agent, TurnResult
 from voiceagent.agent.session import SessionStore
 from voiceagent.agent.tools import ToolRegistry, tool
@@ -130,7 +130,7 @@ def test_http_500_is_retried_then_answered(wire, server, tmp_path):
     server.script(error_response(500, "out of memory"), wire.stream("Hello."))
     result, rec = turn(wire, server.url, tmp_path)
     assert result.answer == "Hello."
-    assert "HTTP 500: out of memory" in rec.first("error").fields["message"]
+    assert "HTTP 500: out of memory" in rec.first(Error).fields["message"]
 
 
 def test_http_500_twice_is_a_spoken_apology(wire, server, tmp_path):
@@ -151,15 +151,16 @@ def test_a_dropped_stream_before_any_text_is_retried(wire, server, tmp_path):
     server.script(dataclasses.replace(broken, drop_after=3), wire.stream("Hi."))
     result, rec = turn(wire, server.url, tmp_path)
     assert result.answer == "Hi."
-    assert "dropped" in rec.first("error").fields["message"]
+    assert "dropped" in rec.first(Error).fields["message"]
 
 
 def test_a_dropped_stream_after_text_ends_with_an_apology(wire, server, tmp_path):
-    broken = wire.stream("It is twelve thirty in the afternoon", piece=8)
-    server.script(dataclasses.replace(broken, drop_after=5))
+    broken = wire.stream("It is twelve thirty. In the afternoon it is sunny and warm outside",
+                         piece=8)
+    server.script(dataclasses.replace(broken, drop_after=7))
     result, _ = turn(wire, server.url, tmp_path)
     assert result.stop == "error"
-    assert result.answer.startswith("It is") and result.answer.endswith("failed to answer.")
+    assert result.answer == "It is twelve thirty. Sorry, the language model failed to answer."
     server.assert_consumed()
 
 
@@ -174,7 +175,7 @@ def test_the_time_cap_cuts_a_reply_that_does_not_come(wire, server, tmp_path):
     server.script(Response(stall_s=60))
     result, rec = turn(wire, server.url, tmp_path, timeout_s=30, max_seconds=0.5)
     assert result.stop == "cap" and result.answer == CAP_SENTENCES["seconds"]
-    assert rec.first("cap").fields == {"which": "seconds", "limit": 0.5}
+    assert rec.first(Cap).fields == {"which": "seconds", "limit": 0.5}
 
 
 def test_step_cap(wire, server, tmp_path):
@@ -182,7 +183,7 @@ def test_step_cap(wire, server, tmp_path):
                     for i in range(2)))
     result, rec = turn(wire, server.url, tmp_path, max_steps=2)
     assert result.stop == "cap" and result.answer == CAP_SENTENCES["steps"]
-    assert rec.first("cap").fields["which"] == "steps"
+    assert rec.first(Cap).fields["which"] == "steps"
     server.assert_consumed()
 
 

@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from voiceagent.agent.events import Events, Recording
+from voiceagent.agent.events import Cancelled, Cap, Error, Events, Recording, Request
 from voiceagent.agent.loop import CANCELLED, CAP_SENTENCES, DECLINED, Agent, TurnResult
 from voiceagent.agent.messages import Message, Reply, ToolCall, Usage
 from voiceagent.agent.providers import Price
@@ -82,10 +82,13 @@ def run(agent: Agent, text: str = "hi", **kwargs) -> tuple[TurnResult, list[str]
 
 
 def test_plain_answer_streams_and_emits_events_in_order():
-    model = ScriptedChatModel().enqueue("Hello there.", deltas=["Hello ", "there."])
+    model = ScriptedChatModel().enqueue("Hello there. How are you?",
+                                        deltas=["Hello ", "there. ", "How are", " you?"])
     agent, rec = make(model)
     result, spoken = run(agent)
-    assert (result.stop, result.answer, spoken) == ("done", "Hello there.", ["Hello ", "there."])
+    # each sentence goes to speech the moment it is complete
+    assert (result.stop, result.answer) == ("done", "Hello there. How are you?")
+    assert spoken == ["Hello there. ", "How are you? "]
     assert [e.type for e in rec.events] == ["user_text", "request", "first_token", "reply",
                                             "final"]
     model.assert_consumed()
@@ -136,7 +139,7 @@ def test_step_cap_ends_with_a_spoken_sentence_and_a_cap_event():
     result, spoken = run(agent)
     assert result.stop == "cap"
     assert result.answer == CAP_SENTENCES["steps"] == spoken[-1]
-    assert rec.first("cap").fields == {"which": "steps", "limit": 3}
+    assert rec.first(Cap).fields == {"which": "steps", "limit": 3}
     assert len(model.requests) == 3 and len(result.tool_calls) == 3
     model.assert_consumed()
 
@@ -144,11 +147,11 @@ def test_step_cap_ends_with_a_spoken_sentence_and_a_cap_event():
 def test_token_cap_and_money_cap():
     model = ScriptedChatModel().enqueue(Reply("", calls(("get_time", {})).calls, Usage(900, 200)))
     agent, rec = make(model, config={"max_tokens": 1000})
-    assert run(agent)[0].stop == "cap" and rec.first("cap").fields["which"] == "tokens"
+    assert run(agent)[0].stop == "cap" and rec.first(Cap).fields["which"] == "tokens"
 
     model = ScriptedChatModel().enqueue(Reply("", calls(("get_time", {})).calls, Usage(900, 200)))
     agent, rec = make(model, price=Price(10.0, 30.0), config={"max_cost_usd": 0.01})
-    assert run(agent)[0].stop == "cap" and rec.first("cap").fields["which"] == "cost"
+    assert run(agent)[0].stop == "cap" and rec.first(Cap).fields["which"] == "cost"
 
 
 def test_no_money_cap_without_a_price():
@@ -162,7 +165,7 @@ def test_time_cap_never_sends_a_request_past_the_deadline():
     model = ScriptedChatModel()
     agent, rec = make(model, config={"max_seconds": 0.0})
     result, _ = run(agent)
-    assert result.stop == "cap" and rec.first("cap").fields["which"] == "seconds"
+    assert result.stop == "cap" and rec.first(Cap).fields["which"] == "seconds"
     assert model.requests == []
 
 
@@ -215,7 +218,7 @@ def test_chat_error_is_retried_once():
     agent, rec = make(model)
     result, _ = run(agent)
     assert (result.stop, result.answer) == ("done", "Fine.")
-    assert [e.fields["attempt"] for e in rec.of_type("request")] == [1, 2]
+    assert [e.fields["attempt"] for e in rec.of_type(Request)] == [1, 2]
 
 
 def test_a_second_failure_is_a_spoken_apology_carrying_the_error_kind():
@@ -225,17 +228,27 @@ def test_a_second_failure_is_a_spoken_apology_carrying_the_error_kind():
     result, spoken = run(agent)
     assert result.stop == "error" and isinstance(result.error, ServerDown)
     assert spoken == [result.answer] and result.answer.startswith("Sorry")
-    assert rec.first("error").fields["kind"] == "ServerDown"
+    assert rec.first(Error).fields["kind"] == "ServerDown"
     model.assert_consumed()
 
 
 def test_no_retry_after_text_was_spoken():
-    model = ScriptedChatModel().enqueue(ChatError("dropped"), deltas=["The answer is"])
+    model = ScriptedChatModel().enqueue(ChatError("dropped"),
+                                        deltas=["The answer is 42. ", "And then"])
     agent, _ = make(model)
     result, spoken = run(agent)
-    assert result.stop == "error" and spoken[0] == "The answer is"
+    assert result.stop == "error" and spoken[0] == "The answer is 42. "
     assert "".join(spoken) == result.answer == result.messages[-1].text
-    assert result.answer.startswith("The answer is Sorry")
+    assert result.answer.startswith("The answer is 42. Sorry")  # the half sentence is dropped
+
+
+def test_a_half_sentence_before_a_failure_is_dropped_and_the_request_retried():
+    model = ScriptedChatModel().enqueue(ChatError("dropped"), deltas=["The answer"])
+    model.enqueue("The answer is 42.")
+    agent, _ = make(model)
+    result, spoken = run(agent)
+    assert (result.stop, result.answer) == ("done", "The answer is 42.")
+    model.assert_consumed()
     model.assert_consumed()
 
 
@@ -246,7 +259,7 @@ def test_cancel_mid_tool_fills_every_remaining_call_with_a_result():
     assert result.stop == "cancelled"
     assert RAN == ["stop_here"]
     assert [r[1] for r in result.tool_calls] == ["stopped", CANCELLED]
-    assert rec.first("cancelled").fields == {"where": "tools"}
+    assert rec.first(Cancelled).fields == {"where": "tools"}
     model.assert_consumed()
 
 
@@ -256,8 +269,9 @@ def test_cancel_mid_stream_keeps_what_was_said():
                   during=CANCEL.set)
     agent, _ = make(model)
     result, spoken = run(agent, cancel=CANCEL)
-    assert (result.stop, spoken, result.answer) == ("cancelled", ["It is "], "It is")
-    assert result.messages[-1] == Message("assistant", "It is")
+    # speech only ever gets whole sentences: the unfinished one is dropped, not spoken
+    assert (result.stop, spoken, result.answer) == ("cancelled", [], "")
+    assert result.messages[-1] == Message("assistant", "(cancelled by the user)")
 
 
 def test_cancel_before_anything_was_said_still_closes_the_turn():
@@ -274,7 +288,7 @@ def test_text_of_several_steps_is_spoken_with_a_space_between():
     model.enqueue("It is 12:30.")
     agent, _ = make(model)
     result, spoken = run(agent)
-    assert "".join(spoken) == "Let me check. It is 12:30."
+    assert "".join(spoken).strip() == "Let me check. It is 12:30."
     assert result.answer == "Let me check. It is 12:30."
 
 

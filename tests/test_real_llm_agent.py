@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from voiceagent.agent.events import Events, Recording
+from voiceagent.agent.events import Events, Recording, ReplyDone
 from voiceagent.agent.example import worked_example
 from voiceagent.agent.loop import Agent
 from voiceagent.agent.messages import Message
@@ -45,7 +45,7 @@ def test_a_real_model_calls_the_clock_tool_and_answers_with_its_result(llm_base_
     assert types[:6] == ["user_text", "request", "first_token", "reply", "tool_call",
                          "tool_result"]
     assert types[-1] == "final" and types.count("request") == 2
-    assert rec.of_type("reply")[0].fields["calls"][0]["name"] == "get_time"
+    assert rec.of_type(ReplyDone)[0].fields["calls"][0]["name"] == "get_time"
     store = SessionStore(tmp_path / "s.jsonl", max_turns=5)
     store.save(result.messages)
     assert store.load() == result.messages

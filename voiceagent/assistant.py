@@ -13,8 +13,24 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from voiceagent.agent.events import Event, Events, Recording
-from voiceagent.agent.loop import Agent, TurnResult
+from voiceagent.agent.events import (
+    AudioEnd,
+    AudioStart,
+    Event,
+    Events,
+    Final,
+    FirstToken,
+    Misheard,
+    Recording,
+    Request,
+    Sentence,
+    SpeechEnd,
+    SttDone,
+    ToolResult,
+    TurnEnd,
+    TurnStart,
+)
+from voiceagent.agent.loop import MISHEARD_SENTENCE, Agent, TurnResult
 from voiceagent.agent.messages import Message
 from voiceagent.agent.session import SessionStore, bound
 from voiceagent.audio import Audio
@@ -24,7 +40,7 @@ from voiceagent.speaking import SpeechOutput
 log = logging.getLogger(__name__)
 
 Recover = Callable[[], bool]
-"""Called when the model failed; True means it was brought back (restart) and to retry."""
+"""Brings a dead model server back; True means it was restarted (the loop then retries)."""
 
 
 @dataclass
@@ -36,7 +52,8 @@ class TurnOutcome:
     answer: str
     """What the assistant said."""
     stop: str
-    """done, cap, cancelled, error, loop, or empty (nothing was heard)."""
+    """done, cap, cancelled, error, loop, misheard (asked to repeat), empty (nothing was
+    heard) or not_addressed (no wake phrase)."""
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
     """name, args, result, error for each call, in order."""
     timings: dict[str, Any] = field(default_factory=dict)
@@ -55,7 +72,6 @@ class Assistant:
         player: Player,
         events: Events,
         transcriber: Transcriber | None = None,
-        recover: Recover | None = None,
     ) -> None:
         self.agent = agent
         self.session = session
@@ -63,7 +79,6 @@ class Assistant:
         self.player = player
         self.events = events
         self.transcriber = transcriber
-        self._recover = recover
         self.history: list[Message] = session.load()
         self._speaking_lock = threading.Lock()
         self._cancel = threading.Event()
@@ -76,20 +91,29 @@ class Assistant:
         """Transcribe `audio` and answer it; silence or noise ends the turn without the LLM.
 
         With a wake phrase, only utterances that start with it are answered (without it).
+        A transcript the recogniser doubts is answered, but nothing that changes anything
+        runs on it; a garbled one is not answered at all: the user is asked to repeat.
         """
         if self.transcriber is None:
             raise RuntimeError("this assistant was built without a transcriber")
         recording = self._begin(speech_end, source="audio")
-        self.events.emit("speech_end", audio_s=round(audio.seconds, 3))
-        text = self.transcriber.transcribe(audio).strip()
-        self.events.emit("stt_done", text=text, audio_s=round(audio.seconds, 3))
+        seconds = round(audio.seconds, 3)
+        self.events.emit(SpeechEnd(seconds))
+        heard = self.transcriber.transcribe(audio)
+        text = heard.strip()
+        doubt = getattr(heard, "doubt", "")
+        self.events.emit(SttDone(text, seconds, confident=not doubt))
         request = strip_wake_phrase(text, wake_phrase) if wake_phrase else text
         if not request:
             stop = "empty" if not text else "not_addressed"
-            self.events.emit("turn_end", stop=stop)
+            self.events.emit(TurnEnd(stop))
             return TurnOutcome(transcript=text, answer="", stop=stop,
                                timings=timings_from(recording.events))
-        return self._answer(request, recording, transcript=text)
+        if doubt:
+            self.events.emit(Misheard(text, doubt))
+        if getattr(heard, "garbled", False):
+            return self._ask_again(recording, text)
+        return self._answer(request, recording, transcript=text, doubtful=bool(doubt))
 
     def answer_text(self, text: str) -> TurnOutcome:
         """Answer typed text (the `ask` command, tests)."""
@@ -123,17 +147,24 @@ class Assistant:
         recording = Recording()
         self.events.start_turn(t0)
         self.events.subscribe_turn(recording)
-        self.events.emit("turn_start", source=source)
+        self.events.emit(TurnStart(source))
         return recording
 
-    def _answer(self, text: str, recording: Recording, *, transcript: str | None) -> TurnOutcome:
+    def _ask_again(self, recording: Recording, heard: str) -> TurnOutcome:
+        """Nothing is answered or stored; the user hears one short request to repeat."""
         with self._speaking_lock:
-            result = self._run_agent(text)
-            if result.stop == "error" and self._recover is not None and self._recover():
-                log.warning("the language model failed; restarted it, retrying the turn once")
-                result = self._run_agent(text)
+            self.speak_now(MISHEARD_SENTENCE)
+        self.events.emit(Final(MISHEARD_SENTENCE, "misheard"))
+        self.events.emit(TurnEnd("misheard"))
+        return TurnOutcome(transcript=heard, answer=MISHEARD_SENTENCE, stop="misheard",
+                           timings=timings_from(recording.events))
+
+    def _answer(self, text: str, recording: Recording, *, transcript: str | None,
+                doubtful: bool = False) -> TurnOutcome:
+        with self._speaking_lock:
+            result = self._run_agent(text, doubtful)
         self._save(result.messages)
-        self.events.emit("turn_end", stop=result.stop)
+        self.events.emit(TurnEnd(result.stop))
         return TurnOutcome(
             transcript=transcript,
             answer=result.answer,
@@ -145,12 +176,12 @@ class Assistant:
             timings=timings_from(recording.events),
         )
 
-    def _run_agent(self, text: str) -> TurnResult:
+    def _run_agent(self, text: str, doubtful: bool) -> TurnResult:
         speech = SpeechOutput(self.synthesizer, self.player, self.events)
         self._speech = speech
         try:
             result = self.agent.run_turn(
-                self.history, text, on_text=speech.feed, cancel=self._cancel
+                self.history, text, on_text=speech.feed, cancel=self._cancel, doubtful=doubtful
             )
             if self._cancel.is_set():
                 speech.cancel()
@@ -180,14 +211,14 @@ def strip_wake_phrase(text: str, wake_phrase: str) -> str:
     return ""
 
 
-MILESTONES = {
-    "stt_done": "stt_done",
-    "request": "request_sent",
-    "first_token": "first_token",
-    "sentence": "first_sentence",
-    "audio_start": "first_audio",
-    "audio_end": "last_audio",
-    "final": "answer_done",
+MILESTONES: dict[type[Event], str] = {
+    SttDone: "stt_done",
+    Request: "request_sent",
+    FirstToken: "first_token",
+    Sentence: "first_sentence",
+    AudioStart: "first_audio",
+    AudioEnd: "last_audio",
+    Final: "answer_done",
 }
 
 
@@ -195,14 +226,10 @@ def timings_from(events: list[Event]) -> dict[str, Any]:
     """Per-turn timings (seconds since end of speech) from the turn's trace events."""
     timings: dict[str, Any] = {}
     for event in events:
-        name = MILESTONES.get(event.type)
+        name = MILESTONES.get(type(event))
         if name and name not in timings:
             timings[name] = round(event.t, 3)
-    tools = [
-        {"name": e.fields.get("name"), "seconds": e.fields.get("seconds")}
-        for e in events
-        if e.type == "tool_result"
-    ]
+    tools = [{"name": e.name, "seconds": e.seconds} for e in events if isinstance(e, ToolResult)]
     if tools:
         timings["tools"] = tools
     if events:

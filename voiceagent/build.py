@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from voiceagent.agent.events import Events
 from voiceagent.agent.example import worked_example
-from voiceagent.agent.loop import Agent
+from voiceagent.agent.loop import Agent, LocalMatcher
 from voiceagent.agent.session import SessionStore
 from voiceagent.assistant import Assistant, Recover
 from voiceagent.config import Config
@@ -31,37 +31,71 @@ class ChatSetup:
     model: ChatModel
     recover: Recover | None
     demo: bool
-    """True when no model could be reached and the demo stands in."""
+    """True when no model is configured or installed and the demo stands in."""
 
 
-def build_chat(config: Config, stack: ExitStack, *, allow_demo: bool = True) -> ChatSetup:
-    """The configured chat model; for provider local, our own llama.cpp server if needed."""
+def build_chat(config: Config, stack: ExitStack, *, allow_demo: bool = True,
+               standby: bool = False) -> ChatSetup:
+    """The configured chat model; for provider local, our own llama.cpp server if needed.
+
+    A model that cannot be reached is an error (ask exits non-zero), or with `standby` (the
+    run modes) a StandbyChat that answers "unavailable" and keeps trying to connect. The demo
+    stands in only when no model is configured and the default one is not installed.
+    """
+    try:
+        model, recover = _connect_chat(config, stack)
+        return ChatSetup(model, recover, False)
+    except (ModelError, ChatError) as exc:
+        if allow_demo and _no_model_configured(config, exc):
+            from voiceagent.agent.demo import DemoChat
+
+            log.warning("no language model installed (%s); running in demo mode", exc)
+            return ChatSetup(DemoChat(), None, True)
+        if not standby:
+            raise
+        from voiceagent.agent.standby import StandbyChat
+
+        log.error("the language model is unavailable: %s; serving without it and trying "
+                  "again in the background", exc)
+        chat = StandbyChat(lambda retry_stack: _connect_chat(config, retry_stack),
+                           reason=str(exc).splitlines()[0])
+        stack.callback(chat.close)
+        return ChatSetup(chat, chat.recover, False)
+
+
+def _connect_chat(config: Config, stack: ExitStack) -> tuple[ChatModel, Recover | None]:
+    """Connect to the model (starting the embedded server for provider local)."""
     from voiceagent.agent.providers import make_chat_model
 
-    try:
-        if config.llm.provider == "local":
-            from voiceagent.llm_server import ensure_server
+    if config.llm.provider != "local":
+        return make_chat_model(config.llm), None
+    from voiceagent.llm_server import ensure_server
 
-            base_url, server = ensure_server(config)
-            if server is not None:
-                stack.callback(server.stop)
+    base_url, server = ensure_server(config)
+    if server is None:
+        return make_chat_model(config.llm, base_url=base_url), None
+    stack.callback(server.stop)
 
-                def recover() -> bool:
-                    if server.is_alive():
-                        return False
-                    server.restart()
-                    return True
+    def recover() -> bool:
+        """Restart our server if it died (True: retry the turn); a failed restart is logged
+        and tried again after the next failed turn, never raised into the turn."""
+        if server.is_alive():
+            return False
+        try:
+            server.restart()
+        except ChatError as exc:
+            log.error("could not restart the LLM server: %s (trying again at the next "
+                      "question)", exc)
+            return False
+        return True
 
-                return ChatSetup(make_chat_model(config.llm, base_url=base_url), recover, False)
-            return ChatSetup(make_chat_model(config.llm, base_url=base_url), None, False)
-        return ChatSetup(make_chat_model(config.llm), None, False)
-    except (ModelError, ChatError) as exc:
-        if not allow_demo:
-            raise
-        from voiceagent.agent.demo import DemoChat
+    return make_chat_model(config.llm, base_url=base_url), recover
 
-        log.warning("no language model available (%s); running in demo mode", exc)
-        return ChatSetup(DemoChat(), None, True)
+
+def _no_model_configured(config: Config, exc: Exception) -> bool:
+    """Provider local, no [llm] model or base_url set, and the default model not installed."""
+    return (config.llm.provider == "local" and not config.llm.model
+            and not config.llm.base_url and isinstance(exc, ModelError))
 
 
 def build_toolbox(config: Config, stack: ExitStack, context: ToolContext) -> Toolbox:
@@ -72,13 +106,30 @@ def build_toolbox(config: Config, stack: ExitStack, context: ToolContext) -> Too
     return toolbox
 
 
+def build_local_commands(config: Config, toolbox: Toolbox) -> LocalMatcher | None:
+    """The sentence templates for the enabled tools, unless [agent] local_commands is off."""
+    if not config.agent.local_commands:
+        return None
+    from voiceagent.intents import LocalCommands
+
+    return LocalCommands(toolbox.registry)
+
+
 def build_transcriber(config: Config, vocabulary: list[str] | None = None) -> Transcriber:
+    if config.stt.engine == "wyoming":  # a remote service, the bundled model as fallback
+        from voiceagent.wyoming.client import remote_transcriber
+
+        return remote_transcriber(config, vocabulary)
     from voiceagent.speech.stt import WhisperTranscriber
 
     return WhisperTranscriber(config.stt, config.models_dir, vocabulary=vocabulary or [])
 
 
 def build_synthesizer(config: Config) -> Synthesizer:
+    if config.tts.engine == "wyoming":  # a remote service, the bundled voice as fallback
+        from voiceagent.wyoming.client import remote_synthesizer
+
+        return remote_synthesizer(config)
     from voiceagent.speech.tts import PiperSynthesizer
 
     return PiperSynthesizer(config.tts, config.models_dir)
@@ -95,10 +146,12 @@ def build_assistant(
     approve: Approver | None = None,
     with_transcriber: bool = True,
     allow_demo: bool = True,
+    standby: bool = False,
 ) -> Assistant:
     """The whole assistant for one front end; `stack` closes what it started.
 
-    Without `allow_demo`, an unreachable model is an error instead of the demo stand-in.
+    Without `allow_demo`, a missing default model is an error instead of the demo stand-in;
+    with `standby`, an unreachable model is retried in the background (see build_chat).
     """
     session = SessionStore(
         config.data_dir / "sessions" / f"{config.session.name}.jsonl", config.session.max_turns
@@ -113,7 +166,7 @@ def build_assistant(
         reset_conversation=lambda: holder[0].request_reset() if holder else None,
     )
     toolbox = build_toolbox(config, stack, context)
-    chat = build_chat(config, stack, allow_demo=allow_demo)
+    chat = build_chat(config, stack, allow_demo=allow_demo, standby=standby)
     agent = Agent(
         chat.model,
         toolbox.registry,
@@ -121,6 +174,8 @@ def build_assistant(
         events,
         approve=approve,
         prefix=worked_example(toolbox.registry) if config.agent.worked_example else (),
+        local=build_local_commands(config, toolbox),
+        recover=chat.recover,
     )
     transcriber = build_transcriber(config, toolbox.vocabulary) if with_transcriber else None
     assistant = Assistant(
@@ -130,7 +185,6 @@ def build_assistant(
         player=player,
         events=events,
         transcriber=transcriber,
-        recover=chat.recover,
     )
     holder.append(assistant)
     return assistant

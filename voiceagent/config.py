@@ -82,6 +82,9 @@ class AgentConfig:
     tool_result_chars: int = _f(1500, "tool results longer than this are cut", minimum=100)
     worked_example: bool = _f(True, "start the conversation with one worked tool-call "
                               "example (small local models need it)")
+    local_commands: bool = _f(True, "answer known commands (time, timers, lists, notes, sums, "
+                              "system status, stop) from sentence templates without the LLM; "
+                              "false sends everything to the LLM")
 
 
 @dataclass(frozen=True)
@@ -94,6 +97,12 @@ class STTConfig:
     beam_size: int = _f(1, "beam width; 1 is fastest", minimum=1)
     threads: int = _f(0, "CPU threads; 0 = all cores", minimum=0)
     hotwords: list[str] = _f([], "words to bias recognition towards (names, list names)")
+    engine: str = _f("local", "local (faster-whisper on this machine) or wyoming (a Wyoming "
+                     "speech-to-text service at `uri`: another voiceagent, wyoming-faster-whisper)",
+                     choices=("local", "wyoming"))
+    uri: str = _f("", "the Wyoming service for engine = wyoming, e.g. tcp://192.168.1.20:10300")
+    fallback: str = _f("local", "engine = wyoming while the service is down: local (the bundled "
+                       "model answers) or none (the turn fails)", choices=("local", "none"))
 
 
 @dataclass(frozen=True)
@@ -104,6 +113,12 @@ class TTSConfig:
     volume: float = _f(0.7, "loudness 0..1 (piper normalises to full scale)", minimum=0)
     length_scale: float = _f(1.0, "speaking speed: below 1 faster, above 1 slower", minimum=0.3)
     sentence_silence: float = _f(0.15, "seconds of silence after each sentence", minimum=0)
+    engine: str = _f("local", "local (piper on this machine) or wyoming (a Wyoming text-to-speech "
+                     "service at `uri`: another voiceagent, wyoming-piper)",
+                     choices=("local", "wyoming"))
+    uri: str = _f("", "the Wyoming service for engine = wyoming, e.g. tcp://192.168.1.20:10300")
+    fallback: str = _f("local", "engine = wyoming while the service is down: local (the bundled "
+                       "voice speaks) or none (nothing is spoken)", choices=("local", "none"))
 
 
 @dataclass(frozen=True)
@@ -114,6 +129,10 @@ class AudioConfig:
     output_device: str | int = _f("", "speaker: name substring or index; empty = default")
     silence_ms: int = _f(700, "this much silence ends an utterance", minimum=100)
     min_speech_ms: int = _f(250, "shorter sounds are ignored as noise", minimum=0)
+    preroll_ms: int = _f(600, "audio kept from before the detected start of speech, so a soft "
+                         "first syllable is not cut", minimum=0)
+    pause_grace_ms: int = _f(500, "extra silence allowed after a first short phrase (\"Picovoice, "
+                             "...\") before the utterance ends", minimum=0)
     max_utterance_s: float = _f(15.0, "an utterance is cut after this long", minimum=1)
     listen_timeout_s: float = _f(8.0, "when listening without a key held (daemon mode), give "
                                  "up after this long with no speech", minimum=1)
@@ -186,6 +205,20 @@ class TriggerConfig:
 
 
 @dataclass(frozen=True)
+class WyomingConfig:
+    """[wyoming]: `voiceagent wyoming`, the server for Home Assistant and other machines."""
+
+    uri: str = _f("tcp://0.0.0.0:10300", "where it listens; 0.0.0.0 opens the port to the whole "
+                  "LAN and Wyoming has no authentication (tcp://127.0.0.1:10300 keeps it on "
+                  "this machine)")
+    zeroconf: bool = _f(True, "announce it on the LAN (_wyoming._tcp) so Home Assistant "
+                        "discovers it")
+    name: str = _f("", "the name it is announced under; empty = voiceagent-<hostname>")
+    session: str = _f("wyoming", "the conversation its assistant turns continue (kept apart "
+                      "from the local assistant's [session])")
+
+
+@dataclass(frozen=True)
 class Config:
     """The whole configuration."""
 
@@ -199,6 +232,7 @@ class Config:
     paths: PathsConfig = field(default_factory=PathsConfig)
     tools: ToolsConfig = field(default_factory=ToolsConfig)
     trigger: TriggerConfig = field(default_factory=TriggerConfig)
+    wyoming: WyomingConfig = field(default_factory=WyomingConfig)
     source: str = "built-in defaults"
     """Where the config was read from (for messages)."""
 

@@ -16,11 +16,32 @@ from voiceagent.agent.messages import Message, Reply, ToolSpec
 from voiceagent.audio import Audio
 
 
+class Transcript(str):
+    """What was heard. It is the text itself (so it reads and compares like a str) and
+    carries why the recogniser doubts it, so the turn can refuse to act on a guess."""
+
+    doubt: str
+    """Empty when the recogniser was confident; else which of its own scores was poor."""
+    garbled: bool
+    """So poor that nothing should be answered: the user is asked to repeat."""
+
+    def __new__(cls, text: str = "", *, doubt: str = "", garbled: bool = False) -> Transcript:
+        value = super().__new__(cls, text)
+        value.doubt = doubt
+        value.garbled = garbled
+        return value
+
+    @property
+    def text(self) -> str:
+        return str(self)
+
+
 class Transcriber(Protocol):
     """Speech to text."""
 
     def transcribe(self, audio: Audio) -> str:
-        """The words in `audio`; "" for silence or noise."""
+        """The words in `audio`; "" for silence or noise. A `Transcript` when the recogniser
+        can tell how sure it is (a plain str counts as sure)."""
         ...
 
 

@@ -10,7 +10,7 @@ import queue
 import threading
 from collections.abc import Iterator
 
-from voiceagent.agent.events import Events
+from voiceagent.agent.events import AudioEnd, AudioStart, Events, Sentence
 from voiceagent.audio import Audio
 from voiceagent.ports import Player, Synthesizer
 from voiceagent.speech.sentences import SentenceSplitter
@@ -55,7 +55,7 @@ class SpeechOutput:
         for thread in self._threads:
             thread.join()
         if self._played_any and not self._cancelled.is_set():
-            self._events.emit("audio_end")
+            self._events.emit(AudioEnd())
         if self._error is not None:
             raise self._error
 
@@ -69,7 +69,7 @@ class SpeechOutput:
     def _queue_sentence(self, sentence: str) -> None:
         """The synthesizer makes the text speakable (no markdown, numbers as words)."""
         if sentence.strip() and not self._cancelled.is_set():
-            self._events.emit("sentence", text=sentence)
+            self._events.emit(Sentence(sentence))
             self._sentences.put(sentence)
 
     def _synthesize_loop(self) -> None:
@@ -98,7 +98,7 @@ class SpeechOutput:
             if self._cancelled.is_set():  # a stop() just before play() would be lost
                 break
             if text is not None:
-                self._events.emit("audio_start", text=text)
+                self._events.emit(AudioStart(text))
             self._played_any = True
             self._player.play(clip)
 

@@ -7,7 +7,19 @@ import logging
 import sys
 from typing import TextIO
 
-from voiceagent.agent.events import Event
+from voiceagent.agent.events import (
+    AudioStart,
+    Cap,
+    Error,
+    Event,
+    Final,
+    LocalCommand,
+    Misheard,
+    SttDone,
+    ToolCallStart,
+    ToolResult,
+    TurnEnd,
+)
 
 log = logging.getLogger("voiceagent")
 
@@ -40,22 +52,26 @@ class TerminalView:
         self._out.flush()
 
     def __call__(self, event: Event) -> None:
-        f = event.fields
-        if event.type == "stt_done":
-            self._line(f"you: {f.get('text') or '(nothing heard)'}")
-        elif event.type == "tool_call":
-            args = json.dumps(f.get("args", {}), ensure_ascii=False)
-            self._line(f"  -> {f.get('name')}({args})")
-        elif event.type == "tool_result":
-            self._line(f"  <- {str(f.get('result', ''))[:120]}")
-        elif event.type == "audio_start" and not self._answer_started:
+        if isinstance(event, SttDone):
+            self._line(f"you: {event.text or '(nothing heard)'}")
+        elif isinstance(event, Misheard):
+            self._line(f"  ? not sure I heard that right: {event.text!r}")
+        elif isinstance(event, LocalCommand):
+            self._line(f"  (local: {event.intent})")
+        elif isinstance(event, ToolCallStart):
+            self._line(f"  -> {event.name}({json.dumps(event.args, ensure_ascii=False)})")
+        elif isinstance(event, ToolResult):
+            self._line(f"  <- {event.result[:120]}")
+        elif isinstance(event, AudioStart) and not self._answer_started:
             self._answer_started = True
             self.state("speaking")
-        elif event.type == "final":
-            self._line(f"assistant: {f.get('text', '')}")
-        elif event.type in ("cap", "error"):
-            self._line(f"  ! {f.get('message') or f}")
-        elif event.type == "turn_end":
+        elif isinstance(event, Final):
+            self._line(f"assistant: {event.text}")
+        elif isinstance(event, Error):
+            self._line(f"  ! {event.message}")
+        elif isinstance(event, Cap):
+            self._line(f"  ! stopped: {event.which} cap ({event.limit:g})")
+        elif isinstance(event, TurnEnd):
             self._answer_started = False
 
     def answered(self, timings: dict[str, object]) -> None:
@@ -77,17 +93,22 @@ class LogView:
         self._verbose = verbose
 
     def __call__(self, event: Event) -> None:
-        f = event.fields
-        if event.type == "stt_done":
-            log.info("heard: %s", f.get("text") or "(nothing)")
-        elif event.type == "tool_call":
-            log.info("tool %s %s", f.get("name"), json.dumps(f.get("args", {})))
-        elif event.type == "final":
-            log.info("answered: %s", f.get("text", ""))
-        elif event.type in ("cap", "error"):
-            log.warning("%s: %s", event.type, f.get("message") or f)
-        elif event.type == "turn_end":
-            log.info("turn over (%s)", f.get("stop"))
+        if isinstance(event, SttDone):
+            log.info("heard: %s", event.text or "(nothing)")
+        elif isinstance(event, Misheard):
+            log.info("not acting on a doubtful transcript (%s): %s", event.reason, event.text)
+        elif isinstance(event, LocalCommand):
+            log.info("local command: %s", event.intent)
+        elif isinstance(event, ToolCallStart):
+            log.info("tool %s %s", event.name, json.dumps(event.args))
+        elif isinstance(event, Final):
+            log.info("answered: %s", event.text)
+        elif isinstance(event, Error):
+            log.warning("error in %s: %s", event.where, event.message)
+        elif isinstance(event, Cap):
+            log.warning("cap: %s (%g)", event.which, event.limit)
+        elif isinstance(event, TurnEnd):
+            log.info("turn over (%s)", event.stop)
         elif self._verbose:
             log.debug("%s", event.to_json())
 

@@ -1,9 +1,17 @@
 """The capped tool loop: one user turn, as many model requests and tool calls as it takes.
 
-It cannot wedge: every cap (steps, seconds, tokens, money) ends the turn with a short spoken
-sentence and a "cap" event; model errors are retried once, then apologised for; every tool
-call gets a result paired to its id, even when the turn is cancelled half-way; a model that
-repeats a call it already has the answer to is told so, then stopped.
+This is the one place a turn is decided, whoever drives it (front ends, bench, evaluation):
+- a sentence a local template recognises runs its tool at once, without the model;
+- it cannot wedge: every cap (steps, seconds, tokens, money) ends the turn with a short
+  spoken sentence and a "cap" event;
+- the one retry policy: a failed request is retried once (after bringing a dead server back)
+  unless words were already spoken; then one apology, never two;
+- every tool call gets a result paired to its id, even when the turn is cancelled half-way;
+  a model that repeats a call it already has the answer to is told so, then stopped;
+- a call runs only on what the user said (grounded arguments, destructive tools only when
+  clearly asked, nothing that writes on a doubtful transcript);
+- a tool whose result is the answer ends the turn with it (no second request);
+- no error text, JSON or placeholder reaches the speaker (agent/spoken.py).
 """
 
 from __future__ import annotations
@@ -14,11 +22,26 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, Protocol
 
-from voiceagent.agent.events import Events
+from voiceagent.agent.events import (
+    Cancelled,
+    Cap,
+    Error,
+    Events,
+    Final,
+    FirstToken,
+    LocalCommand,
+    ReplyDone,
+    Request,
+    ToolCallStart,
+    ToolResult,
+    UserText,
+)
+from voiceagent.agent.grounding import grounding_error
 from voiceagent.agent.messages import Message, Reply, ToolCall, Usage
 from voiceagent.agent.providers import Price
+from voiceagent.agent.spoken import SpokenFilter
 from voiceagent.agent.tools import ToolRegistry
 from voiceagent.config import AgentConfig
 from voiceagent.errors import ChatError, ServerDown
@@ -26,7 +49,7 @@ from voiceagent.ports import Approver, ChatModel
 
 log = logging.getLogger(__name__)
 
-Stop = Literal["done", "cap", "cancelled", "loop", "error"]
+Stop = Literal["done", "cap", "cancelled", "loop", "error", "misheard"]
 
 CAP_SENTENCES = {
     "steps": "Sorry, I ran out of steps for that one.",
@@ -37,8 +60,32 @@ CAP_SENTENCES = {
 LOOP_SENTENCE = "Sorry, I kept repeating the same step, so I stopped."
 DOWN_SENTENCE = "Sorry, I can't reach the language model right now."
 ERROR_SENTENCE = "Sorry, the language model failed to answer."
+MISHEARD_SENTENCE = "Sorry, I didn't catch that. Could you say it again?"
+FAILED_SENTENCE = "Sorry, I couldn't do that."
+DECLINED_SENTENCE = "OK, I won't."
 DECLINED = "the user declined"
 CANCELLED = "cancelled by the user"
+DOUBTFUL = ("Error: not run: the speech recogniser was unsure what the user said, so nothing "
+            "that changes anything may run. Ask the user to repeat.")
+
+
+class LocalMatch(Protocol):
+    """A sentence the local templates recognised (voiceagent.intents.LocalMatch)."""
+
+    @property
+    def intent(self) -> str: ...
+    @property
+    def tool(self) -> str | None: ...
+    @property
+    def args(self) -> dict[str, object]: ...
+    @property
+    def reply(self) -> str: ...
+
+
+class LocalMatcher(Protocol):
+    """Recognises known commands without the model (voiceagent.intents.LocalCommands)."""
+
+    def match(self, text: str) -> LocalMatch | None: ...
 
 
 @dataclass
@@ -73,6 +120,8 @@ class Agent:
         approve: Approver | None = None,
         prefix: Sequence[Message] = (),
         price: Price | None = None,
+        local: LocalMatcher | None = None,
+        recover: Callable[[], bool] | None = None,
     ) -> None:
         self.model = model
         self.tools = tools
@@ -82,6 +131,10 @@ class Agent:
         self.prefix = tuple(prefix)
         """The worked example sent before the history; never stored in the session."""
         self.price = price
+        self.local = local
+        """Local command templates, tried before the model; None sends everything to it."""
+        self.recover = recover
+        """Brings a dead model server back (True when it did); called before the retry."""
 
     def run_turn(
         self,
@@ -90,9 +143,15 @@ class Agent:
         *,
         on_text: Callable[[str], None] | None = None,
         cancel: threading.Event | None = None,
+        doubtful: bool = False,
     ) -> TurnResult:
-        """Answer `user_text`; `on_text` gets the text to speak as it streams."""
-        return _Turn(self, history, user_text, on_text, cancel or threading.Event()).run()
+        """Answer `user_text`; `on_text` gets the text to speak as it streams.
+
+        `doubtful` (the recogniser was unsure) lets questions be answered but no tool that
+        changes anything run.
+        """
+        turn = _Turn(self, history, user_text, on_text, cancel or threading.Event(), doubtful)
+        return turn.run()
 
     def warm_up(self) -> None:
         """Send the fixed prefix (system prompt, tools, worked example) once, so the server
@@ -115,8 +174,11 @@ class _Turn:
         user_text: str,
         on_text: Callable[[str], None] | None,
         cancel: threading.Event,
+        doubtful: bool = False,
     ) -> None:
         self.a = agent
+        self.doubtful = doubtful
+        self.spoken = SpokenFilter()
         self.history = tuple(history)
         self.on_text = on_text
         self.cancel = cancel
@@ -129,9 +191,15 @@ class _Turn:
         self.halt = _Halt(cancel, self.t0 + agent.config.max_seconds)
         self.answered: dict[str, str] = {}
         self.warned: set[str] = set()
+        self._spoken_tail = ""
+        self.misheard = False
+        """A call that changes something was refused because the transcript is doubtful."""
 
     def run(self) -> TurnResult:
-        self.a.events.emit("user_text", text=self.new[0].text)
+        self.a.events.emit(UserText(self.new[0].text))
+        local = self._local()
+        if local is not None:
+            return local
         step = 0
         while True:
             step += 1
@@ -156,6 +224,53 @@ class _Turn:
                 return self._cancelled("tools")
             if stop == "loop":
                 return self._end("loop", LOOP_SENTENCE)
+            if stop == "misheard":
+                return self._end("misheard", MISHEARD_SENTENCE)
+            spoken = self._spoken_results(reply.calls)
+            if spoken:
+                return self._end("done", spoken)
+
+    def _local(self) -> TurnResult | None:
+        """Answer a recognised command without the model; None lets the model answer.
+
+        The exchange is recorded as an ordinary call, result and answer, so the model sees
+        it in later turns. A call that fails is dropped and the model gets the request."""
+        text = self.new[0].text
+        match = self.a.local.match(text) if self.a.local is not None else None
+        if match is None:
+            return None
+        self.a.events.emit(LocalCommand(match.intent, match.tool))
+        if match.tool is None:
+            return self._end("done", match.reply)
+        call = ToolCall(f"local_{time.monotonic_ns() % 10**9}", match.tool, dict(match.args))
+        self.new.append(Message("assistant", "", (call,)))
+        stop = self._run_calls((call,))
+        if stop == "misheard":
+            return self._end("misheard", MISHEARD_SENTENCE)
+        if stop == "cancelled":
+            return self._cancelled("tools")
+        _call, result, is_error = self.results[-1]
+        if result == DECLINED:
+            return self._end("done", DECLINED_SENTENCE)
+        if is_error:  # the template guessed wrong: the model gets the request afresh
+            self.new = self.new[:1]
+            self.results = []
+            self.answered = {}
+            self.spoken = SpokenFilter()
+            return None
+        return self._end("done", match.reply or result)
+
+    def _spoken_results(self, calls: Sequence[ToolCall]) -> str:
+        """The results to say as the answer when every call's result is itself the answer
+        (a confirmation, the time) and none failed; "" when the model must answer."""
+        done = self.results[-len(calls):]
+        if not done or any(is_error or text == DECLINED for _c, text, is_error in done):
+            return ""
+        for call in calls:
+            t = self.a.tools.get(call.name)
+            if t is None or not t.speaks_result:
+                return ""
+        return " ".join(text for _c, text, _e in done)
 
     def _cap(self, step: int) -> tuple[str, float] | None:
         c = self.a.config
@@ -173,7 +288,7 @@ class _Turn:
         """One request; a ChatError is retried once unless text was already spoken."""
         messages = [*self.a.prefix, *self.history, *self.new]
         for attempt in (1, 2):
-            self.a.events.emit("request", step=step, attempt=attempt, messages=len(messages))
+            self.a.events.emit(Request(step, attempt, len(messages)))
             try:
                 reply = self.a.model.complete(
                     self.a.config.system_prompt,
@@ -183,22 +298,33 @@ class _Turn:
                     cancel=self.halt,
                 )
             except ChatError as exc:
-                self.a.events.emit("error", where="model", kind=type(exc).__name__,
-                                   message=str(exc))
+                self.a.events.emit(Error("model", str(exc), kind=type(exc).__name__))
                 if self.cancel.is_set():
                     return self._cancelled("model")
                 if attempt == 1 and not self.step_said and not self.halt.is_set():
+                    self.spoken.discard()  # a half sentence of the failed attempt
+                    self._bring_back()
                     continue
                 sentence = DOWN_SENTENCE if isinstance(exc, ServerDown) else ERROR_SENTENCE
                 return self._end("error", sentence, error=exc)
             self.usage = Usage(self.usage.input_tokens + reply.usage.input_tokens,
                                self.usage.output_tokens + reply.usage.output_tokens)
-            self.a.events.emit(
-                "reply", step=step, text=reply.text, calls=[c.to_dict() for c in reply.calls],
-                input_tokens=reply.usage.input_tokens, output_tokens=reply.usage.output_tokens,
-            )
+            self.a.events.emit(ReplyDone(
+                step, reply.text, [c.to_dict() for c in reply.calls],
+                reply.usage.input_tokens, reply.usage.output_tokens,
+            ))
             return reply
         raise AssertionError("unreachable")
+
+    def _bring_back(self) -> None:
+        """Before the one retry: restart a dead server (a busy one is left alone)."""
+        if self.a.recover is None:
+            return
+        try:
+            if self.a.recover():
+                log.warning("the language model server had died; restarted it, retrying")
+        except Exception as exc:  # the retry then fails and the user hears one apology
+            log.error("could not restart the language model server: %s", exc)
 
     def _speaker(self, step: int) -> Callable[[str], None]:
         """on_text for one request: times the first token, separates steps with a space."""
@@ -208,20 +334,26 @@ class _Turn:
             nonlocal first
             if first:
                 first = False
-                self.a.events.emit("first_token", step=step)
+                self.a.events.emit(FirstToken(step))
             if delta:
-                self._say(delta)
+                self._say(self.spoken.feed(delta))
 
         return speak
 
     def _say(self, text: str) -> None:
-        if not self.step_said and self.said and not text[:1].isspace():
+        if not text:
+            return
+        if not self.step_said and self.said and not text[:1].isspace() \
+                and not self._spoken_tail.isspace():
             text = " " + text
+        self._spoken_tail = text[-1:]
         self.step_said.append(text)
         if self.on_text is not None:
             self.on_text(text)
 
-    def _close_step(self) -> None:
+    def _close_step(self, flush: bool = True) -> None:
+        if flush:
+            self._say(self.spoken.flush())
         said = "".join(self.step_said).strip()
         if said:
             self.said.append(said)
@@ -244,6 +376,8 @@ class _Turn:
         self.answered.update(answered)
         if stop is None and self.cancel.is_set():
             stop = "cancelled"
+        if stop is None and self.misheard:
+            stop = "misheard"
         return stop
 
     def _repeat(self, call: ToolCall, key: str) -> Stop | None:
@@ -257,11 +391,17 @@ class _Turn:
         return None
 
     def _run_one(self, call: ToolCall) -> tuple[str, bool]:
-        self.a.events.emit("tool_call", **call.to_dict())
+        self.a.events.emit(ToolCallStart(call.id, call.name, call.args, call.bad_json))
         start = time.monotonic()
         tool = self.a.tools.get(call.name)
-        if tool is not None and tool.needs_approval and not self.a.tools.validation_error(call):
-            if not self._approved(call):
+        if tool is not None and not self.a.tools.validation_error(call):
+            if self.doubtful and tool.writes:
+                self.misheard = True
+                return self._result(call, DOUBTFUL, True, start)
+            problem = grounding_error(tool, call.args, self.new[0].text)
+            if problem:
+                return self._result(call, problem, True, start)
+            if tool.needs_approval and not self._approved(call):
                 return self._result(call, DECLINED, False, start)
         text, is_error = self.a.tools.run(call)
         return self._result(call, text, is_error, start)
@@ -272,7 +412,7 @@ class _Turn:
         try:
             return bool(self.a.approve(call.name, call.args))
         except Exception as exc:  # a broken front end declines rather than running anyway
-            self.a.events.emit("error", where="approve", message=f"{type(exc).__name__}: {exc}")
+            self.a.events.emit(Error("approve", f"{type(exc).__name__}: {exc}"))
             return False
 
     def _result(
@@ -280,31 +420,40 @@ class _Turn:
     ) -> tuple[str, bool]:
         self.new.append(Message("tool", text, call_id=call.id, name=call.name, is_error=is_error))
         self.results.append((call, text, is_error))
+        if is_error:
+            self.spoken.errors.append(text)
         seconds = round(time.monotonic() - start, 4) if start is not None else 0.0
-        self.a.events.emit("tool_result", id=call.id, name=call.name, result=text,
-                           error=is_error, seconds=seconds)
+        self.a.events.emit(ToolResult(call.id, call.name, text, is_error, seconds))
         return text, is_error
 
     def _capped(self, which: str, limit: float) -> TurnResult:
-        self.a.events.emit("cap", which=which, limit=limit)
+        self.a.events.emit(Cap(which, limit))
         return self._end("cap", CAP_SENTENCES[which])
 
     def _cancelled(self, where: str) -> TurnResult:
-        self.a.events.emit("cancelled", where=where)
+        self.a.events.emit(Cancelled(where))
         return self._end("cancelled", "")
 
     def _end(self, stop: Stop, sentence: str, error: ChatError | None = None) -> TurnResult:
-        """Close the turn: say `sentence`, and end the messages with an assistant text."""
+        """Close the turn: say `sentence`, and end the messages with an assistant text.
+
+        A turn that would end in silence because everything the model said was held back
+        (error text, JSON) says one plain sentence instead. Complete replies were flushed
+        already; an unfinished sentence (cancel, error, cap mid-reply) is dropped."""
+        self.spoken.discard()
+        if not sentence and stop == "done" and not self.said and not self.step_said \
+                and self.spoken.dropped:
+            sentence = FAILED_SENTENCE
         partial = "".join(self.step_said).strip()
         if sentence:
-            self._say(f" {sentence}" if partial else sentence)
-        self._close_step()
+            self._say(" " + sentence if partial and not self._spoken_tail.isspace() else sentence)
+        self._close_step(flush=False)
         last = self.new[-1]
         if last.role != "assistant" or last.calls:
             text = " ".join(p for p in (partial, sentence) if p)
             self.new.append(Message("assistant", text or f"({CANCELLED})"))
         answer = " ".join(self.said)
-        self.a.events.emit("final", text=answer, stop=stop)
+        self.a.events.emit(Final(answer, stop))
         return TurnResult(answer, self.new, stop, self.results, self.usage, error)
 
 

@@ -13,12 +13,14 @@ import re
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from voiceagent.audio import STT_RATE, Audio
 from voiceagent.config import STTConfig
 from voiceagent.errors import ModelError
+from voiceagent.ports import Transcript
 
 log = logging.getLogger(__name__)
 
@@ -50,10 +52,10 @@ class WhisperTranscriber:
                              "[stt] model to another model") from None
         self._lock = threading.Lock()  # one transcription at a time on a shared model
 
-    def transcribe(self, audio: Audio, vocabulary: Sequence[str] = ()) -> str:
+    def transcribe(self, audio: Audio, vocabulary: Sequence[str] = ()) -> Transcript:
         """The words in `audio`; "" for silence, noise or empty audio."""
         if len(audio.samples) == 0:
-            return ""
+            return Transcript("")
         samples = audio.resampled(STT_RATE).samples
         pad = np.zeros(int(PAD_S * STT_RATE), dtype=np.float32)
         samples = np.concatenate([pad, samples.astype(np.float32), pad])
@@ -68,8 +70,41 @@ class WhisperTranscriber:
                 without_timestamps=True,
                 initial_prompt=_prompt(words),
             )
-            text = " ".join(s.text.strip() for s in segments)
-        return _clean(text)
+            segments = list(segments)
+        text = _clean(" ".join(s.text.strip() for s in segments))
+        reason = doubt(segments) if text else ""
+        return Transcript(text, doubt=reason, garbled=reason.startswith(GARBLED))
+
+
+LOGPROB_FLOOR = -0.8
+"""Below this mean token log-probability the transcript is doubtful: answer questions, but
+run nothing that changes anything."""
+GARBLED_FLOOR = -1.2
+"""Below this Whisper is guessing (its own fallback threshold is -1.0): answer nothing."""
+GARBLED = "garbled"
+NO_SPEECH_CEILING = 0.6
+"""Above this, Whisper thinks the clip holds no speech (its own default)."""
+COMPRESSION_CEILING = 2.4
+"""Above this the text repeats itself: a hallucination loop (Whisper's own default)."""
+
+
+def doubt(segments: Sequence[Any]) -> str:
+    """Which of Whisper's own scores says the transcript is a guess; "" when it is sure.
+
+    The log-probability is averaged over segments weighted by their length in tokens.
+    """
+    tokens = [max(1, len(getattr(s, "tokens", ()) or ())) for s in segments]
+    total = sum(tokens) or 1
+    logprob = sum(s.avg_logprob * n for s, n in zip(segments, tokens, strict=True)) / total
+    if logprob < GARBLED_FLOOR:
+        return f"{GARBLED}: avg_logprob {logprob:.2f}"
+    if max(s.compression_ratio for s in segments) > COMPRESSION_CEILING:
+        return f"{GARBLED}: compression_ratio"
+    if min(s.no_speech_prob for s in segments) > NO_SPEECH_CEILING and logprob < -0.5:
+        return f"{GARBLED}: no_speech_prob"
+    if logprob < LOGPROB_FLOOR:
+        return f"avg_logprob {logprob:.2f}"
+    return ""
 
 
 def _prompt(words: list[str]) -> str | None:

@@ -1,0 +1,87 @@
+"""Checks that a tool call acts on what the user said, before it runs.
+
+Small models fill free-text arguments with things nobody said ("add apples" became
+"apples, bananas, oranges"; timers got the worked example's label) and call destructive tools
+on unrelated requests ("call my mom" forgot the conversation). Both are caught here, by
+comparing the call with the user's own words, and go back to the model as an error result.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from typing import Any
+
+from voiceagent.agent.tools import Tool
+from voiceagent.tools.words import numbers_in
+
+FILLER = {
+    "a", "an", "the", "some", "any", "of", "and", "or", "my", "our", "your", "to", "for",
+    "with", "on", "in", "at", "please", "also", "too", "more", "few", "couple", "pack",
+    "bottle", "bottles", "can", "cans", "bag", "bags", "box", "boxes", "list", "item", "items",
+    "thing", "things", "timer", "alarm", "note", "city", "country", "called", "named", "it",
+}
+"""Words a model may add around what the user named without inventing anything."""
+
+DESTROY_VERBS = r"forget|clear|delete|erase|remove|cancel|wipe|reset|empty|stop|drop|purge|" \
+                r"scrap|abort|kill|start\s+over|start\s+again|start\s+fresh|get\s+rid"
+VAGUE_OBJECT = r"(?:it|that|this|about\s+(?:it|that|this))?\s*[.!?,]*\s*$"
+_DESTROY = re.compile(rf"\b(?:{DESTROY_VERBS})\b(?!\s+{VAGUE_OBJECT})", re.I)
+_START_OVER = re.compile(r"\bstart\s+(?:over|again|fresh)\b", re.I)
+
+
+def words(text: str) -> list[str]:
+    """Lower-case words with number words as digits ("two apples" -> ["2", "apples"])."""
+    return re.findall(r"[a-z0-9']+", numbers_in(text.lower().replace("’", "'")))
+
+
+def _stem(word: str) -> str:
+    """Singular-ish form, so "tomatoes" matches "tomato" and "berries" "berry"."""
+    word = word.removesuffix("'s")
+    for suffix, repl in (("ies", "y"), ("oes", "o"), ("ches", "ch"), ("shes", "sh"),
+                         ("ses", "s"), ("s", "")):
+        if word.endswith(suffix) and len(word) > len(suffix) + 2:
+            return word[: -len(suffix)] + repl
+    return word
+
+
+def _said(word: str, heard: set[str], joined: str) -> bool:
+    stem = _stem(word)
+    if stem in heard or word in joined.replace(" ", ""):
+        return True
+    return len(stem) >= 5 and bool(difflib.get_close_matches(stem, heard, n=1, cutoff=0.85))
+
+
+def unsaid_words(value: str, utterance: str) -> list[str]:
+    """The content words of `value` that do not occur in `utterance` (forgiving plurals,
+    number words, spacing and small misspellings)."""
+    spoken = words(utterance)
+    heard = {_stem(w) for w in spoken}
+    joined = " ".join(spoken)
+    return [w for w in words(value) if w not in FILLER and not _said(w, heard, joined)]
+
+
+def clearly_asked_to_destroy(utterance: str) -> bool:
+    """True when the user used a deleting verb with an object ("clear my list", "forget this
+    conversation", "start over"); "forget it" and "never mind" are not such a request."""
+    return bool(_DESTROY.search(utterance) or _START_OVER.search(utterance))
+
+
+def grounding_error(tool: Tool, args: dict[str, Any], utterance: str) -> str | None:
+    """Why this call does not act on what the user said, written for the model; None if it does."""
+    if tool.destroys and not clearly_asked_to_destroy(utterance):
+        return (f"Error: not run. The user did not ask to delete or forget anything, and "
+                f"{tool.name} destroys data. Answer what the user actually asked; if no tool "
+                f"can do it, say so plainly.")
+    problems = []
+    for param in tool.grounded:
+        value = args.get(param)
+        if isinstance(value, str) and value.strip():
+            unsaid = unsaid_words(value, utterance)
+            if unsaid:
+                problems.append(f"{param} {value!r} has words the user never said "
+                                f"({', '.join(unsaid)})")
+    if problems:
+        return ("Error: not run: " + "; ".join(problems) + ". Use only the user's own words. "
+                "If they did not name it, leave it empty or ask them.")
+    return None
