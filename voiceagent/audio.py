@@ -1,4 +1,9 @@
-"""The Audio value (float32 mono samples + rate), WAV read/write and resampling."""
+"""The Audio value (float32 mono samples + rate), WAV read/write and resampling.
+
+Resampling uses libsoxr (band-limited, so nothing above the new Nyquist folds back as
+aliasing). `Resampler` keeps the filter state across blocks, for a microphone whose device
+rate is not 16 kHz: resampling each block on its own would click at every block edge.
+"""
 
 from __future__ import annotations
 
@@ -32,13 +37,13 @@ class Audio:
         return cls(np.zeros(int(seconds * rate), dtype=np.float32), rate)
 
     def resampled(self, rate: int) -> Audio:
-        """Linear-interpolation resampling: enough for speech going to Whisper or a speaker."""
+        """The clip at another rate (soxr, anti-aliased); the same clip if the rate matches."""
         if rate == self.rate or len(self.samples) == 0:
             return Audio(self.samples, rate)
-        n_out = int(round(len(self.samples) * rate / self.rate))
-        x_out = np.linspace(0, len(self.samples) - 1, n_out)
-        samples = np.interp(x_out, np.arange(len(self.samples)), self.samples)
-        return Audio(samples.astype(np.float32), rate)
+        import soxr
+
+        samples = soxr.resample(np.asarray(self.samples, dtype=np.float32), self.rate, rate)
+        return Audio(np.asarray(samples, dtype=np.float32), rate)
 
     def int16_bytes(self) -> bytes:
         return (np.clip(self.samples, -1.0, 1.0) * 32767).astype("<i2").tobytes()
@@ -48,6 +53,39 @@ class Audio:
         if len(self.samples) == 0:
             return 0.0
         return float(np.sqrt(np.mean(np.square(self.samples, dtype=np.float64))))
+
+
+class Resampler:
+    """Streaming resampler for consecutive blocks of one stream (soxr keeps state across them).
+
+    Output comes in varying lengths (the filter's delay holds back the first few ms); callers
+    that need fixed-size blocks re-block the output, never pad or stretch it.
+    """
+
+    def __init__(self, in_rate: int, out_rate: int = STT_RATE) -> None:
+        import soxr
+
+        self.in_rate, self.out_rate = in_rate, out_rate
+        self._stream = soxr.ResampleStream(in_rate, out_rate, 1, dtype="float32")
+
+    def __call__(self, block: np.ndarray, *, last: bool = False) -> np.ndarray:
+        """The resampled continuation of the stream for this block (may be empty)."""
+        out = self._stream.resample_chunk(np.asarray(block, dtype=np.float32), last=last)
+        return np.asarray(out, dtype=np.float32)
+
+
+class Reblocker:
+    """Cuts a stream of arbitrary-length arrays into blocks of exactly `size` samples."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._pending = np.zeros(0, dtype=np.float32)
+
+    def __call__(self, samples: np.ndarray) -> list[np.ndarray]:
+        data = np.concatenate([self._pending, np.asarray(samples, dtype=np.float32)])
+        n = len(data) // self.size
+        self._pending = data[n * self.size:]
+        return [data[i * self.size:(i + 1) * self.size] for i in range(n)]
 
 
 def concat(clips: list[Audio], rate: int | None = None) -> Audio:

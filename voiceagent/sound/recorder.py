@@ -1,9 +1,24 @@
 """The microphone: one utterance at a time (push-to-talk) or a stream of them (kiosk).
 
-The PortAudio callback only copies each 512-sample block to a queue (slow callbacks lose
-audio silently); everything else — level meter, VAD, end-of-speech — runs in the reading
-thread. Sounds that never reach the minimum speech length come back as empty audio, so noise
-never reaches the language model.
+The block path, in order:
+
+    device (any rate) ─▶ PortAudio callback: copy + "paused?" tag into a queue
+      ─▶ soxr streaming resampler ─▶ 512-sample 16 kHz blocks (audio.Resampler, Reblocker)
+      ─▶ MicRecorder.processors, in list order ─▶ level meter ─▶ UtteranceCutter (VAD)
+
+`processors` is the seam for per-block work such as echo cancellation on the mic signal or a
+wake-word gate: each is a callable taking one float32 block of BLOCK samples at 16 kHz and
+returning the block to pass on (changed or not) or None to withhold it from the cutter. They
+see every block in capture order, also while paused (an echo canceller must keep adapting,
+a wake word may be said over the assistant); `recorder.is_paused` tells which is which.
+Append to the list before listening starts.
+
+The PortAudio callback only queues blocks (slow callbacks lose audio silently); everything
+else runs in the reading thread. Blocks captured while paused (half duplex: the assistant is
+speaking) still go through the cutter: speech that starts there is not answered, but it is
+logged and handed to `on_ignored` (a kiosk can play a short "I could not listen" sound), so
+a request never vanishes without a trace. Sounds that never reach the minimum speech length
+come back as empty audio, so noise never reaches the language model.
 """
 
 from __future__ import annotations
@@ -15,27 +30,44 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
-from voiceagent.audio import STT_RATE, Audio
+from voiceagent.audio import STT_RATE, Audio, Reblocker, Resampler
 from voiceagent.config import AudioConfig
 from voiceagent.errors import DeviceError
 from voiceagent.sound import devices
-from voiceagent.speech.vad import BLOCK, BLOCK_MS, Endpointer, Event, SileroVAD
+from voiceagent.speech.cutter import Utterance, UtteranceCutter
+from voiceagent.speech.vad import BLOCK, BLOCK_MS, SileroVAD
 
 log = logging.getLogger(__name__)
 
-PREROLL_MS = 300
-"""Audio kept from before the first speech block, so the first syllable is not clipped."""
-TAIL_MS = 300
-"""Silence kept after the last speech block; the rest of the silence window is dropped."""
 STALL_S = 2.0
 """No block for this long means the device has gone away."""
-_PREROLL_BLOCKS = int(PREROLL_MS / BLOCK_MS)
 _QUEUE_BLOCKS = int(60_000 / BLOCK_MS)
 """A minute of audio may wait unread (while the kiosk loop is busy answering)."""
+
+Block = tuple[np.ndarray, bool]
+"""One 512-sample 16 kHz block and whether it was captured while the listener was paused."""
+BlockProcessor = Callable[[np.ndarray], "np.ndarray | None"]
+"""Per-block work before the cutter (see the module docstring); None withholds the block."""
+
+
+class BlockSource(Protocol):
+    """Where blocks come from: the real input stream, or testing.FakeBlockSource."""
+
+    name: str
+
+    def read(self, timeout: float = 0.1) -> Block | None:
+        """The next block, None if none came within `timeout`; StreamLost if it stalled."""
+        ...
+
+    def drain(self, keep: int = 0) -> list[Block]:
+        """Throw away what is queued except the newest `keep` blocks, which are returned."""
+        ...
+
+    def close(self) -> None: ...
 
 
 class StreamLost(DeviceError):
@@ -43,15 +75,18 @@ class StreamLost(DeviceError):
 
 
 class _BlockStream:
-    """A sounddevice InputStream delivering float32 16 kHz mono blocks of BLOCK samples.
+    """A sounddevice InputStream delivering 16 kHz mono blocks of BLOCK samples.
 
-    A device that refuses 16 kHz is opened at its own rate and each block resampled.
+    A device that refuses 16 kHz is opened at its own rate; one soxr stream resamples all of
+    its blocks (state kept across them) and the output is re-cut into BLOCK-sample blocks.
     """
 
-    def __init__(self, device: str | int) -> None:
+    def __init__(self, device: str | int, paused: threading.Event) -> None:
         sd = devices.sounddevice()
         self.device = devices.resolve(device, "input")
-        self.queue: queue.Queue[np.ndarray] = queue.Queue(maxsize=_QUEUE_BLOCKS)
+        self.name = self.device.name
+        self._paused = paused
+        self.queue: queue.Queue[Block] = queue.Queue(maxsize=_QUEUE_BLOCKS)
         self.dropped = 0
         """Blocks lost because nobody read the queue for a minute."""
         self._rate = STT_RATE
@@ -59,9 +94,12 @@ class _BlockStream:
             self._stream = self._open(sd, STT_RATE)
         except sd.PortAudioError:
             self._rate = int(self.device.default_rate)
-            with devices.portaudio_errors(f"opening microphone {self.device.name!r}"):
+            with devices.portaudio_errors(f"opening microphone {self.name!r}"):
                 self._stream = self._open(sd, self._rate)
-        with devices.portaudio_errors(f"starting microphone {self.device.name!r}"):
+        self._resample = Resampler(self._rate, STT_RATE) if self._rate != STT_RATE else None
+        self._reblock = Reblocker(BLOCK)
+        self._ready: deque[Block] = deque()
+        with devices.portaudio_errors(f"starting microphone {self.name!r}"):
             self._stream.start()
         self._last_block = time.monotonic()
 
@@ -72,34 +110,38 @@ class _BlockStream:
 
     def _callback(self, indata: np.ndarray, frames: int, time_info: Any, status: Any) -> None:
         try:
-            self.queue.put_nowait(indata[:, 0].copy())
+            self.queue.put_nowait((indata[:, 0].copy(), self._paused.is_set()))
         except queue.Full:
             self.dropped += 1
 
-    def read(self, timeout: float = 0.1) -> np.ndarray | None:
-        """The next block, or None if none came within `timeout`; StreamLost if it stalled."""
-        try:
-            block = self.queue.get(timeout=timeout)
-        except queue.Empty:
-            if time.monotonic() - self._last_block > STALL_S or not self._stream.active:
-                raise StreamLost(f"microphone {self.device.name!r} stopped delivering "
-                                 "audio") from None
-            return None
-        self._last_block = time.monotonic()
-        if self._rate != STT_RATE:
-            block = Audio(block, self._rate).resampled(STT_RATE).samples
-            block = np.resize(block, BLOCK)
-        return block
+    def _convert(self, raw: Block) -> None:
+        samples, paused = raw
+        if self._resample is not None:
+            samples = self._resample(samples)
+        self._ready.extend((b, paused) for b in self._reblock(samples))
 
-    def drain(self, keep: int = 0) -> list[np.ndarray]:
-        """Throw away queued blocks except the newest `keep`, which are returned."""
-        kept: deque[np.ndarray] = deque(maxlen=keep or None)
+    def read(self, timeout: float = 0.1) -> Block | None:
+        while not self._ready:
+            try:
+                raw = self.queue.get(timeout=timeout)
+            except queue.Empty:
+                if time.monotonic() - self._last_block > STALL_S or not self._stream.active:
+                    raise StreamLost(f"microphone {self.name!r} stopped delivering "
+                                     "audio") from None
+                return None
+            self._last_block = time.monotonic()
+            self._convert(raw)
+        return self._ready.popleft()
+
+    def drain(self, keep: int = 0) -> list[Block]:
         while True:
             try:
-                kept.append(self.queue.get_nowait())
+                self._convert(self.queue.get_nowait())
             except queue.Empty:
                 break
-        return list(kept) if keep else []
+        kept = list(self._ready)[-keep:] if keep else []
+        self._ready.clear()
+        return kept
 
     def close(self) -> None:
         try:
@@ -110,17 +152,30 @@ class _BlockStream:
 
 
 class MicRecorder:
-    """The Recorder port on a real microphone, with Silero VAD end-of-speech detection.
+    """The Recorder port on a real microphone, cut into utterances by UtteranceCutter.
 
     Use either record() (one utterance per call) or utterances() (kiosk), not both at once.
+    `source` replaces the device (testing.FakeBlockSource); it is given the pause flag.
     """
 
-    def __init__(self, config: AudioConfig, *,
-                 on_level: Callable[[float], None] | None = None) -> None:
+    def __init__(
+        self,
+        config: AudioConfig,
+        *,
+        on_level: Callable[[float], None] | None = None,
+        on_ignored: Callable[[Utterance], None] | None = None,
+        processors: list[BlockProcessor] | None = None,
+        source: Callable[[threading.Event], BlockSource] | None = None,
+    ) -> None:
         self._config = config
         self._on_level = on_level
+        self.on_ignored = on_ignored
+        """Called with each utterance that began while paused (it is not answered)."""
+        self.processors: list[BlockProcessor] = list(processors or [])
+        """Per-block work before the cutter, in order (see the module docstring)."""
+        self._open_source = source or (lambda paused: _BlockStream(config.input_device, paused))
         self._vad = SileroVAD()
-        self._stream: _BlockStream | None = None
+        self._stream: BlockSource | None = None
         self._paused = threading.Event()
 
     # -- push-to-talk / one utterance ---------------------------------------------------------
@@ -133,12 +188,14 @@ class MicRecorder:
         press-to-stop) pauses do not end it: everything until `stop` is kept.
         """
         timeout = self._config.listen_timeout_s if stop is None else None
-        if self._stream is not None:  # start from now, with a little of just before
-            recent = self._stream.drain(keep=_PREROLL_BLOCKS)
-            return self._listen(self._stream, stop, timeout, recent, end_on_silence)
-        stream = _BlockStream(self._config.input_device)
+        cutter = self._cutter(keep_all=not end_on_silence)
+        if self._stream is not None:  # start from now, with the pre-roll from just before
+            recent = self._stream.drain(keep=int(self._config.preroll_ms / BLOCK_MS))
+            cutter.prime([b for b, _paused in recent])
+            return self._listen(self._stream, stop, timeout, cutter)
+        stream = self._open_source(self._paused)
         try:
-            return self._listen(stream, stop, timeout, [], end_on_silence)
+            return self._listen(stream, stop, timeout, cutter)
         finally:
             stream.close()
 
@@ -150,18 +207,21 @@ class MicRecorder:
         If the device fails, the stream is reopened (once a second) until it comes back.
         """
         failing = False
+        cutter: UtteranceCutter | None = None
         while not stop.is_set():
             try:
-                self.open()
-                assert self._stream is not None
+                stream = self.open()
                 if failing:
-                    log.warning("microphone %r is back", self._stream.device.name)
+                    log.warning("microphone %r is back", stream.name)
                     failing = False
-                audio = self._listen(self._stream, stop, None, [])
+                if cutter is None:
+                    cutter = self._cutter()
+                audio = self._listen(stream, stop, None, cutter)
             except DeviceError as exc:
                 # Said once; then retried quietly every second until the device is back.
                 (log.debug if failing else log.warning)("%s (retrying every second)", exc)
                 failing = True
+                cutter = None
                 self.close()
                 stop.wait(1.0)
                 if not stop.is_set():
@@ -172,14 +232,16 @@ class MicRecorder:
         self.close()
 
     def pause(self) -> None:
-        """Ignore the microphone (half duplex: while the assistant speaks)."""
+        """Do not answer the microphone (half duplex: while the assistant speaks)."""
         self._paused.set()
 
     def resume(self) -> None:
-        """Listen again; whatever was captured while paused is thrown away."""
-        if self._stream is not None:
-            self._stream.drain()
+        """Listen again. Speech captured while paused is not answered, only reported."""
         self._paused.clear()
+
+    @property
+    def is_paused(self) -> bool:
+        return self._paused.is_set()
 
     @contextmanager
     def paused(self) -> Iterator[None]:
@@ -189,10 +251,11 @@ class MicRecorder:
         finally:
             self.resume()
 
-    def open(self) -> None:
+    def open(self) -> BlockSource:
         """Keep one input stream open across record() calls (a no-op if already open)."""
         if self._stream is None:
-            self._stream = _BlockStream(self._config.input_device)
+            self._stream = self._open_source(self._paused)
+        return self._stream
 
     def close(self) -> None:
         if self._stream is not None:
@@ -208,73 +271,54 @@ class MicRecorder:
 
     # -- the shared loop ----------------------------------------------------------------------
 
-    def _listen(self, stream: _BlockStream, stop: threading.Event | None,
-                timeout_s: float | None, recent: list[np.ndarray],
-                end_on_silence: bool = True) -> Audio:
-        """Read blocks until an utterance ends; empty audio for none."""
-        cfg = self._config
+    def _cutter(self, *, keep_all: bool = False) -> UtteranceCutter:
         self._vad.reset()
-        endpointer = Endpointer(cfg.vad_threshold, cfg.silence_ms, cfg.min_speech_ms)
-        preroll: deque[np.ndarray] = deque(recent, maxlen=_PREROLL_BLOCKS)
-        blocks: list[np.ndarray] = []
-        max_blocks = int(cfg.max_utterance_s * 1000 / BLOCK_MS)
+        return UtteranceCutter.from_config(self._vad, self._config, keep_all=keep_all)
+
+    def _listen(self, stream: BlockSource, stop: threading.Event | None,
+                timeout_s: float | None, cutter: UtteranceCutter) -> Audio:
+        """Read blocks until an utterance ends; empty audio for none."""
         deadline = None if timeout_s is None else time.monotonic() + timeout_s
-        heard = False  # without end_on_silence: speech was heard at some point
         while not (stop is not None and stop.is_set()):
-            if deadline is not None and not endpointer.hearing and time.monotonic() > deadline:
+            if deadline is not None and not cutter.hearing and time.monotonic() > deadline:
                 log.info("no speech within %.0f s", timeout_s)
                 return Audio.silence(0)
-            block = stream.read()
+            item = stream.read()
+            if item is None:
+                continue
+            block: np.ndarray | None = item[0]
+            for process in self.processors:
+                if block is None:
+                    break
+                block = process(block)
             if block is None:
                 continue
-            if self._paused.is_set():  # start afresh once resumed
-                endpointer.reset()
-                self._vad.reset()
-                blocks.clear()
-                preroll.clear()
-                continue
-            if self._on_level is not None:
+            if self._on_level is not None and not item[1]:
                 self._on_level(float(np.sqrt(np.mean(np.square(block)))))
-            was_hearing = endpointer.hearing
-            event = endpointer.push(self._vad(block))
-            if not end_on_silence:  # keep it all; the transcriber's VAD trims the silence
-                heard = heard or endpointer.hearing
-                blocks.append(block)
-                if len(blocks) >= max_blocks:
-                    log.info("recording cut at max_utterance_s = %s", cfg.max_utterance_s)
-                    return _join(blocks) if heard else Audio.silence(0)
-                continue
-            if endpointer.hearing and not was_hearing:
-                blocks = [*preroll]
-            if was_hearing or endpointer.hearing:
-                blocks.append(block)
-            else:
-                preroll.append(block)
-            if event is Event.ENDED:
-                drop = int((cfg.silence_ms - TAIL_MS) / BLOCK_MS)
-                return _join(blocks[: len(blocks) - max(drop, 0)])
-            if event is Event.DISCARDED:
-                log.debug("ignored %.2f s of sound shorter than min_speech_ms",
-                          len(blocks) * BLOCK_MS / 1000)
-                blocks = []
-            if endpointer.started and len(blocks) >= max_blocks:
-                log.info("utterance cut at max_utterance_s = %s", cfg.max_utterance_s)
-                return _join(blocks)
-        # Stopped (key released): keep what was said if it counts as speech.
-        if heard:
-            return _join([*preroll, *blocks])
-        if endpointer.started:
-            return _join(blocks)
-        return Audio.silence(0)
+            utterance = cutter.push(block, paused=item[1])
+            if utterance is not None:
+                if not utterance.while_paused:
+                    return utterance.audio
+                self._ignored(utterance)
+        utterance = cutter.finish()  # stopped (key released): keep what counts as speech
+        if utterance is None:
+            return Audio.silence(0)
+        if utterance.while_paused:
+            self._ignored(utterance)
+            return Audio.silence(0)
+        return utterance.audio
+
+    def _ignored(self, utterance: Utterance) -> None:
+        log.info("heard %.1f s of speech while the assistant was speaking (half duplex); it "
+                 "was not answered", utterance.audio.seconds)
+        if self.on_ignored is not None:
+            try:
+                self.on_ignored(utterance)
+            except Exception as exc:  # a failing chime must not stop the listener
+                log.warning("on_ignored failed: %s", exc)
 
     def _rescan(self) -> None:
         try:
             devices.rescan()
         except DeviceError as exc:
             log.debug("%s", exc)
-
-
-def _join(blocks: list[np.ndarray]) -> Audio:
-    if not blocks:
-        return Audio.silence(0)
-    return Audio(np.concatenate(blocks).astype(np.float32), STT_RATE)

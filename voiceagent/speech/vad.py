@@ -71,6 +71,11 @@ class Endpointer:
     """This much silence after speech ends the utterance."""
     min_speech_ms: int = 250
     """Less speech than this in total is noise."""
+    pause_grace_ms: int = 0
+    """Added to the silence window while the speech so far is shorter than `short_phrase_ms`:
+    a name or wake word followed by a pause ("Picovoice, make me a coffee") is not the end."""
+    short_phrase_ms: int = 1000
+    """Speech shorter than this so far still gets the pause grace."""
 
     def __post_init__(self) -> None:
         self.reset()
@@ -88,6 +93,13 @@ class Endpointer:
         """Some speech has been heard and not yet discarded or ended."""
         return self.speech_ms > 0
 
+    @property
+    def window_ms(self) -> float:
+        """Silence that ends the utterance now: longer after only a short phrase."""
+        if self.speech_ms < self.short_phrase_ms:
+            return self.silence_ms + self.pause_grace_ms
+        return self.silence_ms
+
     def push(self, probability: float) -> Event:
         # Hysteresis as in Silero's own iterator: leaving speech needs a lower score.
         if probability >= self.threshold or (self.hearing and probability >= self.threshold - 0.15
@@ -101,7 +113,7 @@ class Endpointer:
         if not self.hearing:
             return Event.NONE
         self.silent_ms += BLOCK_MS
-        if self.silent_ms < self.silence_ms:
+        if self.silent_ms < self.window_ms:
             return Event.NONE
         event = Event.ENDED if self.started else Event.DISCARDED
         self.reset()
