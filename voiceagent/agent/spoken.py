@@ -50,6 +50,7 @@ class SpokenFilter:
         """This turn's tool errors (sentences that parrot them are dropped)."""
         self.dropped: list[tuple[str, str]] = []
         """(sentence, reason) for each sentence held back."""
+        self._rest_of_dropped = ""
 
     def feed(self, delta: str) -> str:
         """Text that may be spoken now (whole sentences, with a trailing space so the speech
@@ -67,9 +68,12 @@ class SpokenFilter:
     def _pass(self, sentences: Sequence[str]) -> str:
         kept = []
         for sentence in sentences:
-            reason = unspeakable(sentence, self.errors)
+            reason = unspeakable(sentence, self.errors) or self._rest_of_dropped
             if reason:
                 self.dropped.append((sentence, reason))
             else:
                 kept.append(sentence)
+            # a long sentence comes in clauses: the rest of a dropped one goes too
+            unfinished = not re.search(r"[.!?…][\"')\]]*$", sentence)
+            self._rest_of_dropped = "rest of a dropped sentence" if reason and unfinished else ""
         return " ".join(kept) + " " if kept else ""

@@ -1,0 +1,198 @@
+"""What a turn refuses to do and what it never says: grounded arguments, destructive tools
+only when asked, nothing written on a doubtful transcript, spoken results without a second
+request, no error text or JSON read aloud, local commands before the model, one retry."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from voiceagent.agent.events import Events, LocalCommand, Recording
+from voiceagent.agent.grounding import clearly_asked_to_destroy, unsaid_words
+from voiceagent.agent.loop import FAILED_SENTENCE, MISHEARD_SENTENCE, Agent, TurnResult
+from voiceagent.agent.spoken import unspeakable
+from voiceagent.config import AgentConfig, load_config
+from voiceagent.errors import ServerDown, ToolError
+from voiceagent.testing import ScriptedChatModel, calls
+from voiceagent.tools import ToolContext, build_tools
+
+
+@dataclass(frozen=True)
+class Match:
+    intent: str
+    tool: str | None
+    args: dict[str, Any] = field(default_factory=dict)
+    reply: str = ""
+
+
+class Matcher:
+    """A stand-in for the template matcher: one fixed match for one sentence."""
+
+    def __init__(self, text: str, match: Match) -> None:
+        self.text, self.result = text, match
+
+    def match(self, text: str) -> Match | None:
+        return self.result if text == self.text else None
+
+
+@pytest.fixture
+def tools(tmp_path: Path):
+    box = build_tools(load_config(None), ToolContext(tmp_path))
+    yield box.registry
+    box.close()
+
+
+def make(model: ScriptedChatModel, registry, **kwargs: Any) -> tuple[Agent, Recording]:
+    events, rec = Events(), Recording()
+    events.subscribe(rec)
+    return Agent(model, registry, AgentConfig(), events, **kwargs), rec
+
+
+def run(agent: Agent, text: str, **kwargs: Any) -> tuple[TurnResult, str]:
+    spoken: list[str] = []
+    result = agent.run_turn([], text, on_text=spoken.append, **kwargs)
+    return result, "".join(spoken).strip()
+
+
+def test_words_the_user_never_said_are_caught_forgiving_plurals_numbers_and_spacing():
+    assert unsaid_words("apples, bananas, oranges", "Happens to my shopping list.") == [
+        "apples", "bananas", "oranges"]
+    assert unsaid_words("two tomatoes", "add 2 tomato please") == []
+    assert unsaid_words("ice cream", "put icecream on the list") == []
+    assert unsaid_words("break", "set a timer for five minutes") == ["break"]
+
+
+@pytest.mark.parametrize("text,clear", [
+    ("call my mom", False), ("forget it", False), ("never mind, forget about it", False),
+    ("cancel that", False), ("forget this conversation", True), ("start over", True),
+    ("clear my shopping list", True), ("cancel all my timers", True),
+])
+def test_destructive_requests_must_be_explicit(text: str, clear: bool):
+    assert clearly_asked_to_destroy(text) is clear
+
+
+def test_an_invented_list_item_is_never_written_and_the_model_hears_why(tools):
+    model = ScriptedChatModel()
+    model.enqueue(calls(("add_to_list", {"list_name": "shopping",
+                                         "items": "apples, bananas, oranges"})))
+    model.enqueue("What would you like me to add?")
+    agent, _ = make(model, tools)
+    result, spoken = run(agent, "Happens to my shopping list.")
+    (_, text, is_error), = result.tool_calls
+    assert is_error and "bananas" in text
+    with pytest.raises(ToolError):  # nothing was written: the list does not even exist
+        tools.get("read_list").func(list_name="shopping")
+    assert spoken == "What would you like me to add?"
+    assert "rror" not in spoken
+
+
+def test_a_destructive_call_on_an_unrelated_request_is_refused(tmp_path: Path):
+    model = ScriptedChatModel()
+    model.enqueue(calls(("forget_conversation", {})))
+    model.enqueue("I can't make phone calls.")
+    forgotten: list[bool] = []
+    box = build_tools(load_config(None), ToolContext(
+        tmp_path, reset_conversation=lambda: forgotten.append(True)))
+    agent, _ = make(model, box.registry)
+    result, spoken = run(agent, "call my mom")
+    box.close()
+    assert forgotten == [] and result.tool_calls[0][2] is True
+    assert spoken == "I can't make phone calls."
+
+
+def test_nothing_that_writes_runs_on_a_doubtful_transcript(tools):
+    model = ScriptedChatModel().enqueue(calls(("set_timer", {"duration": "3 hours"})))
+    agent, _ = make(model, tools)
+    result, spoken = run(agent, "how many minutes in three hours", doubtful=True)
+    assert result.stop == "misheard" and spoken == MISHEARD_SENTENCE
+    assert "No timers" in tools.get("list_timers").func()
+
+
+def test_a_question_on_a_doubtful_transcript_is_still_answered(tools):
+    model = ScriptedChatModel().enqueue(calls(("get_time", {})))
+    agent, _ = make(model, tools)
+    result, spoken = run(agent, "what time is it", doubtful=True)
+    assert result.stop == "done" and spoken.startswith("It is")
+    model.assert_consumed()  # the time is the answer: no second request
+
+
+def test_a_spoken_result_ends_the_turn_without_a_second_request(tools):
+    model = ScriptedChatModel().enqueue(
+        calls(("set_timer", {"duration": "5 minutes"})))
+    agent, rec = make(model, tools)
+    result, spoken = run(agent, "set a timer for five minutes")
+    assert result.stop == "done" and "5 minute" in spoken and len(model.requests) == 1
+    assert result.messages[-1].role == "assistant" and result.messages[-1].text == spoken
+
+
+@pytest.mark.parametrize("reply", [
+    "Error: parameter 'part': 'weather' is not one of ['all', 'battery'].",
+    '{"name": "get_weather", "arguments": {"city": "New York"}}',
+    "The current date is [insert date].",
+])
+def test_error_text_json_and_placeholders_are_never_spoken(tools, reply: str):
+    assert unspeakable(reply)
+    model = ScriptedChatModel().enqueue(reply)
+    agent, _ = make(model, tools)
+    result, spoken = run(agent, "what's the weather like in New York")
+    assert spoken == FAILED_SENTENCE == result.answer
+
+
+def test_a_sentence_parroting_a_tool_error_is_dropped_but_the_rest_is_spoken(tools):
+    model = ScriptedChatModel()
+    model.enqueue(calls(("get_system_status", {"part": "weather"})))
+    model.enqueue("The part weather is not one of all, battery, temperature. "
+                  "I can't check the weather here.")
+    agent, _ = make(model, tools)
+    _result, spoken = run(agent, "what's the weather")
+    assert spoken == "I can't check the weather here."
+
+
+def test_a_local_command_runs_its_tool_without_the_model(tools):
+    model = ScriptedChatModel()
+    matcher = Matcher("what time is it", Match("time", "get_time"))
+    agent, rec = make(model, tools, local=matcher)
+    result, spoken = run(agent, "what time is it")
+    assert spoken.startswith("It is") and model.requests == []
+    assert rec.first(LocalCommand) == LocalCommand("time", "get_time", t=rec.first(
+        LocalCommand).t)
+    roles = [m.role for m in result.messages]
+    assert roles == ["user", "assistant", "tool", "assistant"]  # an ordinary exchange
+
+
+def test_a_local_reply_without_a_tool(tools):
+    matcher = Matcher("turn on the lights", Match("unsupported_lights", None,
+                                                  reply="I can't control lights here."))
+    agent, _ = make(ScriptedChatModel(), tools, local=matcher)
+    _result, spoken = run(agent, "turn on the lights")
+    assert spoken == "I can't control lights here."
+
+
+def test_a_local_match_whose_tool_fails_goes_to_the_model(tools):
+    model = ScriptedChatModel().enqueue("There is nothing to cancel.")
+    matcher = Matcher("cancel the pasta timer", Match("timer_cancel", "cancel_timer",
+                                                      {"which": "pasta"}))
+    agent, _ = make(model, tools, local=matcher)
+    result, spoken = run(agent, "cancel the pasta timer")
+    assert spoken == "There is nothing to cancel." and len(model.requests) == 1
+    assert [m.role for m in result.messages] == ["user", "assistant"]
+
+
+def test_one_retry_after_bringing_a_dead_server_back(tools):
+    down = ServerDown("nothing answers")
+    model = ScriptedChatModel().enqueue(down).enqueue("Back again.")
+    restarts: list[bool] = []
+    agent, _ = make(model, tools, recover=lambda: restarts.append(True) or True)
+    result, spoken = run(agent, "hello")
+    assert (result.stop, spoken, restarts) == ("done", "Back again.", [True])
+
+
+def test_two_failures_are_one_apology(tools):
+    down = ServerDown("nothing answers")
+    model = ScriptedChatModel().enqueue(down).enqueue(down)
+    agent, _ = make(model, tools, recover=lambda: True)
+    result, spoken = run(agent, "hello")
+    assert result.stop == "error" and spoken.count("Sorry") == 1
