@@ -404,3 +404,49 @@ class FakeTranscriber:
     def transcribe(self, audio: Audio) -> str:
         self.heard.append(audio)
         return self.texts.pop(0)
+
+
+# --- a microphone without a device -----------------------------------------------------------
+
+
+class FakeBlockSource:
+    """A microphone for MicRecorder(source=...) and cutter tests: plays a script of 16 kHz
+    clips as 512-sample blocks, one per read(), with no device and no waiting.
+
+    Callables in the script run when reached (e.g. `mic.pause`), so a test says exactly
+    which audio arrives while paused. Each block carries the pause flag as it was when the
+    block was read (for a real device: when it was captured). After the script, `done` is
+    set and read() returns None.
+    """
+
+    name = "fake microphone"
+
+    def __init__(self, *script: Audio | Callable[[], object], paused: threading.Event | None = None,
+                 done: threading.Event | None = None, block: int = 512) -> None:
+        self._script: deque[Audio | Callable[[], object]] = deque(script)
+        self._paused = paused or threading.Event()
+        self.done = done or threading.Event()
+        self._block = block
+        self._pending = np.zeros(0, dtype=np.float32)
+        self.closed = False
+        self.blocks_read = 0
+
+    def read(self, timeout: float = 0.1) -> tuple[np.ndarray, bool] | None:
+        while len(self._pending) < self._block:
+            if not self._script:
+                self.done.set()
+                return None
+            item = self._script.popleft()
+            if isinstance(item, Audio):
+                self._pending = np.concatenate([self._pending, item.samples.astype(np.float32)])
+            else:
+                item()
+        block, self._pending = self._pending[: self._block], self._pending[self._block:]
+        self.blocks_read += 1
+        return block, self._paused.is_set()
+
+    def drain(self, keep: int = 0) -> list[tuple[np.ndarray, bool]]:
+        return []
+
+    def close(self) -> None:
+        self.closed = True
