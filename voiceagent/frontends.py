@@ -189,7 +189,10 @@ def is_yes(reply: str) -> bool:
 
 
 class VoiceApprover:
-    """Asks aloud before an irreversible tool runs and listens for a spoken yes or no."""
+    """Asks aloud before an irreversible tool runs and listens for a spoken yes or no.
+
+    It listens through the front end's own recorder; a kiosk pauses that recorder while it
+    answers (half duplex), so the microphone is opened to the user just for the reply."""
 
     def __init__(self, recorder: Recorder) -> None:
         self._recorder = recorder
@@ -200,7 +203,20 @@ class VoiceApprover:
         if assistant is None or assistant.transcriber is None:
             return False
         what = ", ".join(f"{k} {v}" for k, v in args.items())
-        assistant.speak_now(f"May I run {name.replace('_', ' ')} with {what}? Say yes or no.")
-        reply = assistant.transcriber.transcribe(self._recorder.record(None))
+        question = f"May I {name.replace('_', ' ')}" + (f" with {what}" if what else "")
+        assistant.speak_now(f"{question}? Say yes or no.")
+        reply = assistant.transcriber.transcribe(self._listen()).strip()
         log.info("approval for %s: heard %r", name, reply)
         return is_yes(reply)
+
+    def _listen(self) -> Audio:
+        pause = getattr(self._recorder, "pause", None)
+        resume = getattr(self._recorder, "resume", None)
+        was_paused = bool(getattr(self._recorder, "is_paused", False))
+        if was_paused and resume is not None:
+            resume()
+        try:
+            return self._recorder.record(None)
+        finally:
+            if was_paused and pause is not None:
+                pause()
