@@ -1,0 +1,154 @@
+"""Local commands: known sentences run their tool at once, everything else goes to the LLM.
+
+Sentence templates (hassil, Home Assistant's intent matcher) cover the built-in tools and
+each Tool.sentences; the user's words for each slot are read strictly (slots.py), and the
+call must pass the tool's own schema. Any doubt means None: the LLM gets the utterance.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+import yaml
+from hassil import Intents, recognize_all
+from hassil.recognize import RecognizeResult
+
+from voiceagent.agent.messages import ToolCall
+from voiceagent.agent.tools import ToolRegistry
+from voiceagent.intents import slots
+from voiceagent.intents.normalize import clean
+
+SENTENCE_FILES = ("builtin.yaml", "replies.yaml")
+
+
+@dataclass(frozen=True)
+class LocalMatch:
+    """A sentence understood without the LLM."""
+
+    intent: str
+    """What was asked: "timer_start", "list_add", "time", "stop", "unsupported_weather", ..."""
+    tool: str | None
+    """The registry tool to run, or None (stop, thanks, requests nothing here serves)."""
+    args: dict[str, Any]
+    """Arguments for that tool, only from what was said."""
+    reply: str = ""
+    """For tool=None: the sentence to say ("OK.", "I can't check the weather: ...")."""
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    match: LocalMatch
+    score: tuple[int, int]
+
+
+def _load_sentences() -> dict[str, Any]:
+    merged: dict[str, Any] = {"language": "en", "intents": {}, "lists": {},
+                              "expansion_rules": {}}
+    folder = resources.files("voiceagent.intents") / "sentences"
+    for name in SENTENCE_FILES:
+        data = yaml.safe_load((folder / name).read_text(encoding="utf-8"))
+        for key in ("intents", "lists", "expansion_rules"):
+            merged[key].update(data.get(key, {}))
+    return merged
+
+
+class LocalCommands:
+    """Matches an utterance against the templates of the tools in `registry`."""
+
+    def __init__(self, registry: ToolRegistry) -> None:
+        self.registry = registry
+        data = _load_sentences()
+        self._meta: dict[str, tuple[str | None, str]] = {}
+        self._readers: dict[str, slots.Reader] = dict(slots.READERS)
+        intents: dict[str, Any] = {}
+        for name, spec in data["intents"].items():
+            tool = spec.get("tool")
+            if tool is not None and tool not in registry:
+                continue  # that family is not enabled: its sentences go to the LLM
+            self._meta[name] = (tool, spec.get("reply", ""))
+            intents[name] = {"data": spec["data"]}
+        for tool_name in registry.names:
+            t = registry.get(tool_name)
+            if t is None or not t.sentences:
+                continue
+            name = tool_name if tool_name not in intents else f"plugin_{tool_name}"
+            intents[name] = {"data": [{"sentences": [
+                self._plugin_sentence(tool_name, s, t.parameters, data["lists"])
+                for s in t.sentences]}]}
+            self._meta[name] = (tool_name, "")
+        data["intents"] = intents
+        self._intents = Intents.from_dict(data)
+
+    def _plugin_sentence(self, tool: str, sentence: str, schema: dict[str, Any],
+                         lists: dict[str, Any]) -> str:
+        """`{param}` in a plugin's sentence -> a slot list of its own, read by its schema."""
+        props = schema.get("properties", {})
+
+        def slot(found: re.Match[str]) -> str:
+            param = found.group(1)
+            list_name = f"{tool}__{param}"
+            prop = props.get(param, {})
+            if "enum" in prop:
+                lists[list_name] = {"values": [str(v) for v in prop["enum"]]}
+            else:
+                lists[list_name] = {"wildcard": True}
+                self._readers[list_name] = slots.schema_reader(param, prop)
+            return f"{{{list_name}:{param}}}"
+
+        return re.sub(r"\{(\w+)\}", slot, sentence)
+
+    def match(self, text: str) -> LocalMatch | None:
+        """The command in `text`, or None: send it to the LLM unchanged."""
+        said = clean(text)
+        if not said:
+            return None
+        best: _Candidate | None = None
+        for result in recognize_all(said, self._intents):
+            candidate = self._candidate(result, said)
+            if candidate is not None and (best is None or candidate.score > best.score):
+                best = candidate
+        return best.match if best else None
+
+    def _candidate(self, result: RecognizeResult, said: str) -> _Candidate | None:
+        intent = result.intent.name
+        tool, reply = self._meta[intent]
+        args: dict[str, Any] = {}
+        wild = 0
+        for entity in result.entities_list:
+            if entity.is_wildcard:
+                start, end = entity.text_span or (0, 0)
+                words = said[start:end] if entity.text_span else entity.text
+                reader = self._readers.get(self._list_of(result, entity.name), None)
+                got = reader(words) if reader else None
+                if got is None:
+                    return None
+                args |= got
+                wild += len(words)
+            else:
+                args[entity.name] = entity.value
+        if tool is None:
+            if intent.startswith("unsupported_") and slots.mentions_own_tools(said):
+                return None
+            return _Candidate(LocalMatch(intent, None, {}, reply), (result.text_chunks_matched,
+                                                                    -wild))
+        known = self.registry.get(tool)
+        props = known.parameters.get("properties", {}) if known else {}
+        args = {k: v for k, v in args.items() if k in props}
+        if tool == "convert_units" and not slots.unit_check(args):
+            return None
+        if self.registry.validation_error(ToolCall("local", tool, args)) is not None:
+            return None
+        return _Candidate(LocalMatch(intent, tool, args), (result.text_chunks_matched, -wild))
+
+    @staticmethod
+    def _list_of(result: RecognizeResult, slot_name: str) -> str:
+        """The slot list behind a slot name ({list_name:slot_name} in the template)."""
+        sentence = result.intent_sentence
+        if sentence is not None:
+            for list_name in sentence.list_names():
+                if list_name == slot_name or list_name.endswith(f"__{slot_name}"):
+                    return list_name
+        return slot_name

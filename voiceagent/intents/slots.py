@@ -1,0 +1,236 @@
+"""From a template's slots to a tool's arguments, or None when a slot does not read cleanly.
+
+A slot is named after the tool parameter it fills (duration, label, items, list_name, ...);
+each reader takes the user's own words for that slot and either returns the arguments it
+gives or None. None rejects that reading of the sentence, so a doubtful match falls
+through to the LLM instead of running a tool with a guess.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from voiceagent.errors import ToolError
+from voiceagent.intents.numbers import duration_seconds, number_value, split_quantity
+from voiceagent.tools import calculator, clock
+from voiceagent.tools.words import numbers_in, parse_clock_time, spoken_duration
+
+Args = dict[str, Any]
+Reader = Callable[[str], Args | None]
+
+MAX_TIMER_SECONDS = 7 * 86400
+_ARTICLES = re.compile(r"^(?:(?:the|my|a|an|our|this|that|some)\s+)+", re.I)
+_ANAPHORA = {"it", "that", "this", "them", "those", "these", "one", "something", "stuff",
+             "things", "everything", "all", "anything", "all of it", "the rest"}
+_OWN_WORDS = re.compile(r"\b(?:timers?|alarms?|lists?|notes?|reminders?)\b", re.I)
+_LIST_STOP = {"from", "on", "off", "onto", "into", "in", "of", "and", "with", "for", "list",
+              "lists", "add", "put", "remove", "delete", "it", "that", "them", "everything"}
+_CALC_OP = re.compile(r"[-+*/%]|\b(?:sqrt|abs|round|log|ln|sin|cos|tan)\(")
+
+
+def strip_edges(text: str) -> str:
+    return text.strip(" \t\"'.,!?;:…-")
+
+
+def _without_articles(text: str) -> str:
+    return _ARTICLES.sub("", strip_edges(text)).strip()
+
+
+def duration(text: str) -> Args | None:
+    seconds = duration_seconds(text)
+    if seconds is None or not 1 <= seconds <= MAX_TIMER_SECONDS:
+        return None
+    return {"duration": spoken_duration(seconds)}
+
+
+def label(text: str) -> Args | None:
+    """A timer's or alarm's name: a few words that are not themselves an amount of time."""
+    words = _without_articles(text)
+    if (not words or len(words.split()) > 8 or words.lower() in _ANAPHORA
+            or re.search(r"\d|\b(?:timer|alarm)s?\b", numbers_in(words.lower()))):
+        return None
+    return {"label": words}
+
+
+def duration_label(text: str) -> Args | None:
+    """'10 minute pasta' -> 10 minutes, label 'pasta'; '5 minute' -> 5 minutes."""
+    words = strip_edges(text).split()
+    for cut in range(len(words), 0, -1):
+        length = duration(" ".join(words[:cut]))
+        if length is None:
+            continue
+        rest = " ".join(words[cut:])
+        if not rest:
+            return length
+        named = label(rest)
+        return None if named is None else length | named
+    return None
+
+
+def which_timer(text: str) -> Args | None:
+    """The timer to cancel, as the timer tool names them ('pasta', '5 minute')."""
+    words = _without_articles(text)
+    if not words or words.lower() in _ANAPHORA or len(words.split()) > 5:
+        return None
+    words = numbers_in(words.lower())
+    words = re.sub(r"\b(second|minute|hour)s\b", r"\1", words.replace("-", " "))
+    return {"which": words}
+
+
+def which_alarm(text: str) -> Args | None:
+    named = which_timer(text)
+    return None if named is None else {"which": f"{named['which']} alarm"}
+
+
+def time_of_day(text: str) -> Args | None:
+    """A clock time ('7:30 am', 'seven thirty') or a time from now ('10 minutes')."""
+    t = strip_edges(text)
+    relative = re.match(r"in\s+(.+)", t, re.I)
+    seconds = duration_seconds(relative.group(1) if relative else t)
+    if seconds is not None:
+        return {"time": f"in {spoken_duration(seconds)}"} if seconds >= 1 else None
+    try:
+        parse_clock_time(t)
+    except ToolError:
+        return None
+    return {"time": t}
+
+
+def place(text: str) -> Args | None:
+    where = strip_edges(text)
+    if not where or len(where.split()) > 4:
+        return None
+    try:
+        clock.find_zone(where)
+    except ToolError:
+        return None
+    return {"place": re.sub(r"^the\s+", "", where, flags=re.I)}
+
+
+def items(text: str) -> Args | None:
+    """What to add to or remove from a list, in the user's words ('apples, milk and eggs')."""
+    said = _without_articles(text)
+    low = said.lower()
+    if (not said or low in _ANAPHORA or len(said.split()) > 12
+            or re.search(r"\b(?:lists?|to (?:the|my|our)|on (?:the|my|our)|from (?:the|my))\b",
+                         low)):
+        return None
+    return {"items": said}
+
+
+def list_name(text: str) -> Args | None:
+    name = _without_articles(text).lower()
+    words = name.replace("-", " ").split()
+    if name in ("to do", "to-do", "todo"):
+        return {"list_name": name}
+    if (not words or len(words) > 3 or _LIST_STOP & set(words)
+            or ("to" in words and "do" not in words)):
+        return None
+    return {"list_name": name}
+
+
+def note_text(text: str) -> Args | None:
+    said = strip_edges(text)
+    if not said or said.lower() in _ANAPHORA:
+        return None
+    return {"text": said}
+
+
+def expression(text: str) -> Args | None:
+    """Arithmetic only: every word of it must become numbers and operators."""
+    said = strip_edges(text)
+    if not re.search(r"\d", numbers_in(said.lower())) or calculator.as_conversion(said):
+        return None
+    expr = calculator.to_expression(said)
+    if not _CALC_OP.search(re.sub(r"^\s*-", "", expr)):
+        return None
+    try:
+        calculator.evaluate(expr)
+    except ToolError:
+        return None
+    return {"expression": said}
+
+
+def quantity(text: str) -> Args | None:
+    found = split_quantity(strip_edges(text))
+    if found is None:
+        return None
+    try:
+        calculator.find_unit(found[1])
+    except ToolError:
+        return None
+    return {"value": found[0], "from_unit": found[1]}
+
+
+def to_unit(text: str) -> Args | None:
+    unit = _without_articles(text)
+    try:
+        calculator.find_unit(unit)
+    except ToolError:
+        return None
+    return {"to_unit": unit}
+
+
+def contact(text: str) -> Args | None:
+    who = _without_articles(text).lower()
+    if not who or who.split()[0] in ("me", "myself", "it", "back", "off", "up", "out", "that"):
+        return None
+    return {}
+
+
+def device_name(text: str) -> Args | None:
+    what = _without_articles(text).lower()
+    if (not what or what in _ANAPHORA or len(what.split()) > 4
+            or re.search(r"\b(?:music|songs?|radio|podcast|playlist|video|volume|"
+                         r"conversation|chat|timers?|alarms?)\b", what)):
+        return None
+    return {}
+
+
+def anything(_text: str) -> Args | None:
+    return {}
+
+
+READERS: dict[str, Reader] = {
+    "duration": duration, "label": label, "duration_label": duration_label,
+    "which_timer": which_timer, "which_alarm": which_alarm, "time": time_of_day,
+    "place": place, "items": items, "list_name": list_name, "text": note_text,
+    "expression": expression, "quantity": quantity, "to_unit": to_unit,
+    "contact": contact, "device_name": device_name, "somewhere": anything,
+    "anything": anything,
+}
+"""Readers of the built-in templates' slots, by slot name."""
+
+
+def unit_check(args: Args) -> bool:
+    """A conversion between two units of the same kind (not miles to kilograms)."""
+    try:
+        calculator.convert(float(args["value"]), args["from_unit"], args["to_unit"])
+    except (ToolError, KeyError, ValueError):
+        return False
+    return True
+
+
+def mentions_own_tools(text: str) -> bool:
+    """Timers, alarms, lists and notes are ours: never refuse a sentence naming them."""
+    return bool(_OWN_WORDS.search(text))
+
+
+def schema_reader(name: str, prop: dict[str, Any]) -> Reader:
+    """A reader for a plugin tool's parameter, from its JSON Schema."""
+    kind = prop.get("type")
+
+    def read(text: str) -> Args | None:
+        said = strip_edges(text)
+        if not said:
+            return None
+        if kind in ("integer", "number"):
+            value = number_value(said)
+            if value is None or (kind == "integer" and not value.is_integer()):
+                return None
+            return {name: int(value) if kind == "integer" else value}
+        return {name: said}
+
+    return read
