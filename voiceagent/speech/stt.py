@@ -76,11 +76,11 @@ class WhisperTranscriber:
         return Transcript(text, doubt=reason, garbled=reason.startswith(GARBLED))
 
 
-LOGPROB_FLOOR = -0.8
+LOGPROB_FLOOR = -0.7
 """Below this mean token log-probability the transcript is doubtful: answer questions, but
 run nothing that changes anything."""
-GARBLED_FLOOR = -1.2
-"""Below this Whisper is guessing (its own fallback threshold is -1.0): answer nothing."""
+GARBLED_FLOOR = -1.0
+"""Below this Whisper is guessing (its own fallback threshold): answer nothing."""
 GARBLED = "garbled"
 NO_SPEECH_CEILING = 0.6
 """Above this, Whisper thinks the clip holds no speech (its own default)."""
