@@ -15,7 +15,9 @@ _LEADING = re.compile(
     r"hey jarvis|jarvis|okay nabu|ok nabu|hey mycroft|mycroft|alexa|computer|assistant|"
     r"can you|could you|would you|will you|can you please|would you mind|would you be able to|"
     r"i want to|i'd like to|i would like to|i wanna|i want you to|i need you to|i'd like you to|"
-    r"go ahead and|quickly|kindly|do me a favou?r and|actually|also)\b[,.!]?\s+",
+    r"go ahead and|quickly|kindly|do me a favou?r and|actually|also|"
+    r"do you know|can you tell me|could you tell me|tell me|i want to know|i'd like to know|"
+    r"i wonder|any idea|do you have any idea)\b[,.!]?\s+",
     re.I,
 )
 _TRAILING = re.compile(

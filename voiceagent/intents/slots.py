@@ -80,13 +80,41 @@ def which_timer(text: str) -> Args | None:
 
 
 def which_alarm(text: str) -> Args | None:
+    """The alarm to cancel: its label, or its time as the timer tool says it ('7:00 am')."""
     named = which_timer(text)
-    return None if named is None else {"which": f"{named['which']} alarm"}
+    if named is None:
+        return None
+    said = _without_articles(text)
+    if re.search(r"\b(?:past|quarter|to|of)\b", said, re.I):
+        said = _clock_words(said)
+    try:
+        hour, minute, half = parse_clock_time(said)
+    except ToolError:
+        return {"which": f"{named['which']} alarm"}
+    if not half and (hour > 12 or hour == 0):
+        half = "pm" if hour > 12 else "am"
+    shown = f"{hour % 12 or 12}:{minute:02d}" if half else f"{hour}:{minute:02d}"
+    return {"which": f"{shown}{' ' + half if half else ''} alarm"}
+
+
+def _clock_words(text: str) -> str:
+    """'half past seven' -> '7:30', 'quarter to eight' -> '7:45' (the clock tools read digits)."""
+    t = numbers_in(text.lower())
+    t = re.sub(r"\bhalf past (\d{1,2})\b", r"\1:30", t)
+    t = re.sub(r"\b(?:a )?quarter past (\d{1,2})\b", r"\1:15", t)
+    t = re.sub(r"\b(?:a )?quarter (?:to|of) (\d{1,2})\b",
+               lambda m: f"{(int(m[1]) - 1) % 12 or 12}:45", t)
+    t = re.sub(r"\b(\d{1,2}) (?:minutes )?past (\d{1,2})\b",
+               lambda m: f"{m[2]}:{int(m[1]):02d}", t)
+    return t
 
 
 def time_of_day(text: str) -> Args | None:
-    """A clock time ('7:30 am', 'seven thirty') or a time from now ('10 minutes')."""
+    """A clock time ('7:30 am', 'seven thirty', 'half past 7') or a time from now ('10
+    minutes')."""
     t = strip_edges(text)
+    if re.search(r"\b(?:past|quarter|to|of)\b", t, re.I):
+        t = _clock_words(t)
     relative = re.match(r"in\s+(.+)", t, re.I)
     seconds = duration_seconds(relative.group(1) if relative else t)
     if seconds is not None:
@@ -102,11 +130,14 @@ def place(text: str) -> Args | None:
     where = strip_edges(text)
     if not where or len(where.split()) > 4:
         return None
-    try:
-        clock.find_zone(where)
-    except ToolError:
-        return None
-    return {"place": re.sub(r"^the\s+", "", where, flags=re.I)}
+    where = re.sub(r"^the\s+", "", where, flags=re.I)
+    for name in (where, re.sub(r"\s+(?:city|town|state|province)$", "", where, flags=re.I)):
+        try:
+            clock.find_zone(name)
+        except ToolError:
+            continue
+        return {"place": name}
+    return None
 
 
 def items(text: str) -> Args | None:
