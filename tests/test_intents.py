@@ -1,0 +1,438 @@
+"""Local commands: phrasings people use, through LocalCommands over the real built-in tools.
+
+Each match must name the right tool with arguments taken only from what was said, and must
+run without error; sentences that are not commands (or are doubtful) must return None.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from voiceagent.agent.messages import ToolCall
+from voiceagent.agent.tools import Tool, ToolRegistry, tool
+from voiceagent.config import config_from_dict
+from voiceagent.intents import LocalCommands, LocalMatch
+from voiceagent.tools import FAMILIES, Toolbox, ToolContext, build_tools
+
+
+def _box(data_dir: Path, enabled: list[str]) -> Toolbox:
+    config = config_from_dict({"paths": {"data_dir": str(data_dir)},
+                               "tools": {"enabled": enabled, "timezone": "UTC"}})
+    return build_tools(config, ToolContext(data_dir, "ptt"))
+
+
+@pytest.fixture(scope="module")
+def box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Toolbox]:
+    made = _box(tmp_path_factory.mktemp("intents"), list(FAMILIES))
+    yield made
+    made.close()
+
+
+@pytest.fixture(scope="module")
+def commands(box: Toolbox) -> LocalCommands:
+    return LocalCommands(box.registry)
+
+
+TIME = [
+    ("What time is it?", "time", {}),
+    ("Hey, what time is it right now?", "time", {}),
+    ("tell me the time", "time", {}),
+    ("do you know what time it is", "time", {}),
+    ("What's the current time?", "time", {}),
+    ("um what's the time", "time", {}),
+    ("What time is it in Tokyo?", "time", {"place": "Tokyo"}),
+    ("What's the time in London?", "time", {"place": "London"}),
+    ("what time is it in new york city", "time", {"place": "new york"}),
+    ("what's the current time in Japan", "time", {"place": "Japan"}),
+    ("time in Berlin", "time", {"place": "Berlin"}),
+    ("What's today's date?", "date", {}),
+    ("what's the date", "date", {}),
+    ("What is the date today?", "date", {}),
+    ("what's the date in Sydney", "date", {"place": "Sydney"}),
+    ("What year is it?", "date", {}),
+    ("what month is it", "date", {}),
+    ("What day is it today?", "weekday", {}),
+    ("What day of the week is it?", "weekday", {}),
+    ("Which day is it?", "weekday", {}),
+]
+
+TIMERS = [
+    ("Set a timer for five minutes, please.", "timer_start", {"duration": "5 minutes"}),
+    ("Hey Jarvis, set a timer for ten minutes.", "timer_start", {"duration": "10 minutes"}),
+    ("set timer 5 minutes", "timer_start", {"duration": "5 minutes"}),
+    ("Timer for 20 minutes.", "timer_start", {"duration": "20 minutes"}),
+    ("5 minute timer", "timer_start", {"duration": "5 minutes"}),
+    ("Start a 20 minute timer", "timer_start", {"duration": "20 minutes"}),
+    ("Set the timer to 6 minutes.", "timer_start", {"duration": "6 minutes"}),
+    ("Set a timer for 45 seconds.", "timer_start", {"duration": "45 seconds"}),
+    ("set timer for 90 seconds", "timer_start", {"duration": "1 minute 30 seconds"}),
+    ("Start a timer for half a minute.", "timer_start", {"duration": "30 seconds"}),
+    ("a minute and a half timer", "timer_start", {"duration": "1 minute 30 seconds"}),
+    ("set a timer for one and a half hours", "timer_start", {"duration": "1 hour 30 minutes"}),
+    ("timer for two and a half minutes", "timer_start", {"duration": "2 minutes 30 seconds"}),
+    ("Set a timer for a quarter of an hour.", "timer_start", {"duration": "15 minutes"}),
+    ("set a timer for half an hour", "timer_start", {"duration": "30 minutes"}),
+    ("Set a timer for 1 hour and 30 minutes.", "timer_start", {"duration": "1 hour 30 minutes"}),
+    ("set a timer for 3 minutes and 20 seconds", "timer_start",
+     {"duration": "3 minutes 20 seconds"}),
+    ("set a timer for an hour", "timer_start", {"duration": "1 hour"}),
+    ("set a ten second timer", "timer_start", {"duration": "10 seconds"}),
+    ("set a countdown for 30 minutes", "timer_start", {"duration": "30 minutes"}),
+    ("I need a timer for 2 hours", "timer_start", {"duration": "2 hours"}),
+    ("Put on a timer for 8 minutes.", "timer_start", {"duration": "8 minutes"}),
+    ("give me a 2 minute timer", "timer_start", {"duration": "2 minutes"}),
+    ("count down from 60 seconds", "timer_start", {"duration": "1 minute"}),
+    ("wake me up in 20 minutes", "timer_start", {"duration": "20 minutes"}),
+    ("Set a 10 minute pasta timer.", "timer_start", {"duration": "10 minutes", "label": "pasta"}),
+    ("Okay, um, set a timer for 15 minutes for the eggs.", "timer_start",
+     {"duration": "15 minutes", "label": "eggs"}),
+    ("Can you set a timer for twenty minutes for the laundry?", "timer_start",
+     {"duration": "20 minutes", "label": "laundry"}),
+    ("could you please start a 3 minute timer for tea", "timer_start",
+     {"duration": "3 minutes", "label": "tea"}),
+    ("set a pizza timer for 12 minutes", "timer_start",
+     {"duration": "12 minutes", "label": "pizza"}),
+    ("Set a timer named cookies for 12 minutes.", "timer_start",
+     {"duration": "12 minutes", "label": "cookies"}),
+    ("start a timer for five minutes called laundry", "timer_start",
+     {"duration": "5 minutes", "label": "laundry"}),
+    ("set a 25-minute timer for the roast", "timer_start",
+     {"duration": "25 minutes", "label": "roast"}),
+    ("set a timer for one and a half hours called bread", "timer_start",
+     {"duration": "1 hour 30 minutes", "label": "bread"}),
+    ("Remind me in 10 minutes to check the oven.", "timer_start",
+     {"duration": "10 minutes", "label": "check the oven"}),
+    ("remind me to take the bread out in 25 minutes", "timer_start",
+     {"duration": "25 minutes", "label": "take the bread out"}),
+    ("In 5 minutes remind me to flip the steak.", "timer_start",
+     {"duration": "5 minutes", "label": "flip the steak"}),
+    ("Stop the timer.", "timer_cancel", {"which": "timer"}),
+    ("cancel the timer", "timer_cancel", {"which": "timer"}),
+    ("turn off the timer", "timer_cancel", {"which": "timer"}),
+    ("turn the timer off", "timer_cancel", {"which": "timer"}),
+    ("cancel my pasta timer", "timer_cancel", {"which": "pasta"}),
+    ("stop the eggs timer", "timer_cancel", {"which": "eggs"}),
+    ("cancel the timer for the laundry", "timer_cancel", {"which": "laundry"}),
+    ("cancel the 5 minute timer", "timer_cancel", {"which": "5 minute"}),
+    ("cancel the five minute timer", "timer_cancel", {"which": "5 minute"}),
+    ("cancel all timers", "timer_cancel_all", {"which": "all timers"}),
+    ("Stop all the timers.", "timer_cancel_all", {"which": "all timers"}),
+    ("Delete all my timers", "timer_cancel_all", {"which": "all timers"}),
+    ("turn off all alarms", "timer_cancel_all", {"which": "all alarms"}),
+    ("how much time is left on the timer", "timer_status", {}),
+    ("how long is left on my pasta timer", "timer_status", {}),
+    ("how much longer on the timer", "timer_status", {}),
+    ("how much time is left", "timer_status", {}),
+    ("time left on the pasta timer", "timer_status", {}),
+    ("when will my timer be done", "timer_status", {}),
+    ("is my timer still running", "timer_status", {}),
+    ("what timers do I have", "timer_status", {}),
+    ("are there any timers running", "timer_status", {}),
+    ("show me my timers", "timer_status", {}),
+    ("what alarms are set", "timer_status", {}),
+    ("do I have any alarms set", "timer_status", {}),
+    ("when is my alarm set for", "timer_status", {}),
+]
+
+ALARMS = [
+    ("Set an alarm for 7 AM.", "alarm_set", {"time": "7 AM"}),
+    ("set an alarm for 6:30", "alarm_set", {"time": "6:30"}),
+    ("set an alarm for 6:30 a.m.", "alarm_set", {"time": "6:30 a.m"}),
+    ("set alarm for 8 pm", "alarm_set", {"time": "8 pm"}),
+    ("wake me up at 7:30 am", "alarm_set", {"time": "7:30 am"}),
+    ("wake me up at six", "alarm_set", {"time": "six"}),
+    ("wake me up at 7 in the morning", "alarm_set", {"time": "7 in the morning"}),
+    ("I need to wake up at 5:45", "alarm_set", {"time": "5:45"}),
+    ("set an alarm at noon", "alarm_set", {"time": "noon"}),
+    ("Set an alarm for half past seven.", "alarm_set", {"time": "7:30"}),
+    ("set an alarm for quarter to eight", "alarm_set", {"time": "7:45"}),
+    ("set an alarm in 20 minutes", "alarm_set", {"time": "in 20 minutes"}),
+    ("set an alarm at 6:45 pm called gym", "alarm_set", {"time": "6:45 pm", "label": "gym"}),
+    ("set a medicine alarm for 9 pm", "alarm_set", {"time": "9 pm", "label": "medicine"}),
+    ("remind me at 5 pm to call the dentist", "alarm_set",
+     {"time": "5 pm", "label": "call the dentist"}),
+    ("remind me to call mom at 6 pm", "alarm_set", {"time": "6 pm", "label": "call mom"}),
+    ("cancel my alarm", "alarm_cancel", {"which": "alarm"}),
+    ("turn off the alarm", "alarm_cancel", {"which": "alarm"}),
+    ("cancel the gym alarm", "alarm_cancel", {"which": "gym alarm"}),
+    ("cancel the 7 am alarm", "alarm_cancel", {"which": "7:00 am alarm"}),
+    ("cancel the seven thirty alarm", "alarm_cancel", {"which": "7:30 alarm"}),
+    ("cancel the 19:30 alarm", "alarm_cancel", {"which": "7:30 pm alarm"}),
+]
+
+SHOP = {"list_name": "shopping"}
+LISTS = [
+    ("Um, hey, could you add apples to my shopping list, please?", "list_add",
+     SHOP | {"items": "apples"}),
+    ("Add apples, bananas and milk to my shopping list.", "list_add",
+     SHOP | {"items": "apples, bananas and milk"}),
+    ("Add eggs, milk, and bread to my shopping list.", "list_add",
+     SHOP | {"items": "eggs, milk, and bread"}),
+    ("add milk and eggs to my shopping list", "list_add", SHOP | {"items": "milk and eggs"}),
+    ("Put eggs on the grocery list", "list_add", {"list_name": "grocery", "items": "eggs"}),
+    ("can you add bread to my grocery list", "list_add",
+     {"list_name": "grocery", "items": "bread"}),
+    ("I need bread on the shopping list", "list_add", SHOP | {"items": "bread"}),
+    ("add milk to the list", "list_add", SHOP | {"items": "milk"}),
+    ("put coffee on the list", "list_add", SHOP | {"items": "coffee"}),
+    ("add oat milk to groceries", "list_add", SHOP | {"items": "oat milk"}),
+    ("add shampoo to my shopping", "list_add", SHOP | {"items": "shampoo"}),
+    ("please put batteries and light bulbs on my shopping list", "list_add",
+     SHOP | {"items": "batteries and light bulbs"}),
+    ("Add 2 pounds of ground beef to my shopping list.", "list_add",
+     SHOP | {"items": "2 pounds of ground beef"}),
+    ("add to my shopping list milk and eggs", "list_add", SHOP | {"items": "milk and eggs"}),
+    ("on my shopping list put cheese", "list_add", SHOP | {"items": "cheese"}),
+    ("add call the plumber to my to do list", "list_add",
+     {"list_name": "to do", "items": "call the plumber"}),
+    ('Add "finish report" to my to-do list.', "list_add",
+     {"list_name": "to-do", "items": "finish report"}),
+    ("add book flights to my tasks list", "list_add",
+     {"list_name": "tasks", "items": "book flights"}),
+    ("remove bananas from the shopping list", "list_remove", SHOP | {"items": "bananas"}),
+    ("delete eggs from my grocery list", "list_remove", {"list_name": "grocery", "items": "eggs"}),
+    ("take bread off the list", "list_remove", SHOP | {"items": "bread"}),
+    ("scratch milk off my shopping list", "list_remove", SHOP | {"items": "milk"}),
+    ("check eggs off my shopping list", "list_remove", SHOP | {"items": "eggs"}),
+    ("complete apples on my shopping list", "list_remove", SHOP | {"items": "apples"}),
+    ("mark eggs as done on my shopping list", "list_remove", SHOP | {"items": "eggs"}),
+    ("What's on my shopping list?", "list_read", SHOP),
+    ("What's on my grocery list?", "list_read", {"list_name": "grocery"}),
+    ("What is on the to-do list", "list_read", {"list_name": "to-do"}),
+    ("Read my to do list.", "list_read", {"list_name": "to do"}),
+    ("tell me what's on my shopping list", "list_read", SHOP),
+    ("show me the shopping list", "list_read", SHOP),
+    ("what's on my list", "list_read", SHOP),
+    ("what do I need to buy", "list_read", SHOP),
+    ("which lists do I have", "lists_which", {"list_name": ""}),
+    ("what lists are there", "lists_which", {"list_name": ""}),
+    ("clear my shopping list", "list_clear", SHOP),
+    ("empty the shopping list", "list_clear", SHOP),
+    ("clear my to do list", "list_clear", {"list_name": "to do"}),
+    ("clear the list", "list_clear", SHOP),
+    ("delete everything from my shopping list", "list_clear", SHOP),
+    ("remove all items from my to do list", "list_clear", {"list_name": "to do"}),
+]
+
+NOTES = [
+    ("take a note that the wifi password is on the fridge", "note_add",
+     {"text": "the wifi password is on the fridge"}),
+    ("make a note that the car is parked on level 3", "note_add",
+     {"text": "the car is parked on level 3"}),
+    ("note that the meeting moved to Thursday", "note_add",
+     {"text": "the meeting moved to Thursday"}),
+    ("write down that I owe Sam 20 dollars", "note_add", {"text": "I owe Sam 20 dollars"}),
+    ("remember that my locker number is 42", "note_add", {"text": "my locker number is 42"}),
+    ("read my notes", "notes_read", {}),
+    ("what are my notes", "notes_read", {}),
+    ("what did I ask you to remember", "notes_read", {}),
+]
+
+MATHS = [
+    ("what is 7 times 8", "calculate", {"expression": "7 times 8"}),
+    ("What's 12 times 7?", "calculate", {"expression": "12 times 7"}),
+    ("What is 144 divided by 12?", "calculate", {"expression": "144 divided by 12"}),
+    ("15 percent of 80", "calculate", {"expression": "15 percent of 80"}),
+    ("how much is 20 percent of 150", "calculate", {"expression": "20 percent of 150"}),
+    ("what is the square root of 81", "calculate", {"expression": "the square root of 81"}),
+    ("what's 2 to the power of 10", "calculate", {"expression": "2 to the power of 10"}),
+    ("calculate 3 plus 4 times 2", "calculate", {"expression": "3 plus 4 times 2"}),
+    ("what's two plus two", "calculate", {"expression": "two plus two"}),
+    ("How many minutes are in three hours?", "convert",
+     {"value": 3.0, "from_unit": "hours", "to_unit": "minutes"}),
+    ("How many feet are in a mile?", "convert",
+     {"value": 1.0, "from_unit": "mile", "to_unit": "feet"}),
+    ("how many ounces in a pound", "convert",
+     {"value": 1.0, "from_unit": "pound", "to_unit": "ounces"}),
+    ("convert 5 miles to kilometers", "convert",
+     {"value": 5.0, "from_unit": "miles", "to_unit": "kilometers"}),
+    ("convert 100 fahrenheit to celsius", "convert",
+     {"value": 100.0, "from_unit": "fahrenheit", "to_unit": "celsius"}),
+    ("what's 30 degrees celsius in fahrenheit", "convert",
+     {"value": 30.0, "from_unit": "degrees celsius", "to_unit": "fahrenheit"}),
+    ("10 kilometers in miles", "convert",
+     {"value": 10.0, "from_unit": "kilometers", "to_unit": "miles"}),
+    ("how many grams is 2 pounds", "convert",
+     {"value": 2.0, "from_unit": "pounds", "to_unit": "grams"}),
+]
+
+SYSTEM = [
+    ("What's the CPU temperature?", "system_status", {"part": "temperature"}),
+    ("how much memory is free", "system_status", {"part": "memory"}),
+    ("what's my IP address", "system_status", {"part": "ip"}),
+    ("how much disk space is left", "system_status", {"part": "disk"}),
+    ("how full is the disk", "system_status", {"part": "disk"}),
+    ("how long has the computer been running", "system_status", {"part": "uptime"}),
+    ("what's the battery level", "system_status", {"part": "battery"}),
+    ("system status", "system_status", {"part": "all"}),
+    ("forget this conversation", "forget", {}),
+    ("forget our conversation", "forget", {}),
+    ("clear the conversation history", "forget", {}),
+    ("reset the conversation", "forget", {}),
+    ("start over", "forget", {}),
+    ("let's start over", "forget", {}),
+]
+
+TOOLS = {"time": "get_time", "date": "get_time", "weekday": "get_time",
+         "timer_start": "set_timer", "timer_cancel": "cancel_timer",
+         "timer_cancel_all": "cancel_timer", "timer_status": "list_timers",
+         "alarm_set": "set_alarm", "alarm_cancel": "cancel_timer", "list_add": "add_to_list",
+         "list_remove": "remove_from_list", "list_read": "read_list", "lists_which": "read_list",
+         "list_clear": "clear_list", "note_add": "add_note", "notes_read": "read_notes",
+         "calculate": "calculate", "convert": "convert_units",
+         "system_status": "get_system_status", "forget": "forget_conversation"}
+
+
+@pytest.mark.parametrize(("said", "intent", "args"),
+                         TIME + TIMERS + ALARMS + LISTS + NOTES + MATHS + SYSTEM)
+def test_commands_match_with_the_users_own_arguments(commands, said, intent, args):
+    assert commands.match(said) == LocalMatch(intent, TOOLS[intent], args)
+
+
+REFUSALS = [
+    ("What's the weather like in New York?", "weather"),
+    ("what's the weather", "weather"),
+    ("what's the weather tomorrow", "weather"),
+    ("is it going to rain today", "weather"),
+    ("do I need an umbrella", "weather"),
+    ("how cold is it outside", "weather"),
+    ("what's the temperature outside", "weather"),
+    ("what's the forecast for the weekend", "weather"),
+    ("will it snow tomorrow in Chicago", "weather"),
+    ("play some music", "media"),
+    ("play some jazz", "media"),
+    ("play Bohemian Rhapsody by Queen", "media"),
+    ("next song", "media"),
+    ("pause the music", "media"),
+    ("turn up the volume", "media"),
+    ("turn off the lights", "devices"),
+    ("turn on the lights in the kitchen", "devices"),
+    ("switch off the tv", "devices"),
+    ("dim the lights", "devices"),
+    ("set the thermostat to 70", "devices"),
+    ("lock the front door", "devices"),
+    ("what's the news", "news"),
+    ("read me the headlines", "news"),
+    ("call my mom", "calls"),
+    ("call mom", "calls"),
+    ("text John that I'm running late", "calls"),
+    ("send an email to my boss", "calls"),
+    ("read my messages", "calls"),
+    ("order pizza", "shopping"),
+    ("buy batteries on amazon", "shopping"),
+    ("where is my package", "shopping"),
+    ("search the web for cheap flights", "web"),
+    ("google how tall is mount everest", "web"),
+    ("what's on my calendar today", "calendar"),
+    ("do I have any meetings tomorrow", "calendar"),
+]
+
+
+@pytest.mark.parametrize(("said", "domain"), REFUSALS)
+def test_requests_nothing_here_serves_get_an_honest_sentence_and_no_tool(commands, said, domain):
+    found = commands.match(said)
+    assert found is not None and found.intent == f"unsupported_{domain}"
+    assert found.tool is None and found.args == {}
+    assert found.reply.startswith("I can't ") and found.reply.endswith(".")
+
+
+@pytest.mark.parametrize(("said", "intent", "reply"), [
+    ("stop", "stop", "OK."), ("Never mind.", "stop", "OK."), ("cancel that", "stop", "OK."),
+    ("forget it", "stop", "OK."), ("that's all", "stop", "OK."),
+    ("Thank you very much!", "thanks", "You're welcome."),
+])
+def test_stop_and_thanks_need_no_tool(commands, said, intent, reply):
+    assert commands.match(said) == LocalMatch(intent, None, {}, reply)
+
+
+NOT_COMMANDS = [
+    "tell me a fun fact about the moon", "What is the capital of France?", "Who wrote Hamlet?",
+    "what is love", "what's the meaning of life", "tell me a joke", "how are you",
+    "what can you do", "what is a timer", "how do I make pasta",
+    "how long should I boil an egg", "how long does it take to boil an egg", "set the table",
+    "I need to remember to call mom", "remind me to buy milk", "who is the president",
+    "how far is the moon", "what time does the store close", "explain quantum computing",
+    "what's the difference between a list and a tuple", "write me a poem about timers",
+    "what is 5", "what's 5 plus", "what's the time complexity of quicksort",
+    "how many days until christmas", "I'm going to the shop", "the timer is done",
+    "my list is long", "play a game with me", "play twenty questions", "call me Bob",
+    "call it a day", "okay", "search my notes for the wifi password",
+    # misheard or incomplete commands: nothing is guessed
+    "Happens to my shopping list.", "add it to the list", "add that to my shopping list",
+    "add milk", "set a timer", "set a timer for pasta", "Set a timer for 5.",
+    "set a timer for later", "set an alarm for tomorrow", "What is 10 divided by 0?",
+    "convert 5 miles to kilograms", "what time is it in Narnia", "Is it Monday today?",
+]
+
+
+@pytest.mark.parametrize("said", NOT_COMMANDS)
+def test_anything_else_goes_to_the_llm(commands, said):
+    assert commands.match(said) is None
+
+
+def test_a_local_match_runs_without_error(tmp_path):
+    box = _box(tmp_path, list(FAMILIES))
+    try:
+        commands = LocalCommands(box.registry)
+        for said in ["Set a timer for half a minute for the tea", "how much time is left",
+                     "Add apples, bananas and milk to my shopping list.",
+                     "take bananas off my shopping list", "what's on my shopping list",
+                     "clear my shopping list", "note that the keys are in the drawer",
+                     "read my notes", "what is 15 percent of 80", "how many feet in a mile",
+                     "what time is it in Tokyo", "wake me up at half past six",
+                     "cancel all timers and alarms", "how much memory is free"]:
+            found = commands.match(said)
+            assert found is not None and found.tool is not None, said
+            text, is_error = box.registry.run(ToolCall("local", found.tool, found.args))
+            assert not is_error, (said, text)
+        spoken = box.registry.run(ToolCall("l", "read_list", {"list_name": "shopping"}))[0]
+        assert spoken == "Your shopping list is empty."
+    finally:
+        box.close()
+
+
+def test_only_enabled_tools_are_matched(tmp_path):
+    box = _box(tmp_path, ["clock"])
+    try:
+        commands = LocalCommands(box.registry)
+        assert commands.match("set a timer for 5 minutes") is None
+        assert commands.match("add milk to my shopping list") is None
+        assert commands.match("what time is it") == LocalMatch("time", "get_time", {})
+        assert commands.match("never mind") == LocalMatch("stop", None, {}, "OK.")
+    finally:
+        box.close()
+
+
+def test_plugin_tools_bring_their_own_sentences():
+    speeds: list[tuple[str, int]] = []
+
+    @tool(sentences=["set the {room} fan to [speed] {speed}", "{room} fan speed {speed}"])
+    def fan_speed(room: str, speed: int) -> str:
+        """Set a fan's speed."""
+        speeds.append((room, speed))
+        return f"The {room} fan is at {speed}."
+
+    @tool(sentences=["switch to {mode} mode"])
+    def set_mode(mode: str = "day") -> str:
+        """Day or night mode."""
+        return mode
+
+    mode_tool = set_mode
+    assert isinstance(mode_tool, Tool)
+    mode_tool = Tool(mode_tool.name, mode_tool.description,
+                     {"type": "object", "additionalProperties": False,
+                      "properties": {"mode": {"type": "string", "enum": ["day", "night"]}}},
+                     mode_tool.func, sentences=mode_tool.sentences)
+    commands = LocalCommands(ToolRegistry([fan_speed, mode_tool]))
+    assert commands.match("Please set the bedroom fan to speed three.") == LocalMatch(
+        "fan_speed", "fan_speed", {"room": "bedroom", "speed": 3})
+    assert commands.match("kitchen fan speed 2") == LocalMatch(
+        "fan_speed", "fan_speed", {"room": "kitchen", "speed": 2})
+    assert commands.match("set the bedroom fan to fast") is None  # not an integer
+    assert commands.match("switch to night mode") == LocalMatch(
+        "set_mode", "set_mode", {"mode": "night"})
+    assert commands.match("switch to party mode") is None  # not one of the enum
+    assert commands.match("what time is it") is None  # no clock tool in this registry
