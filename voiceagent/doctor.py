@@ -20,6 +20,7 @@ def doctor(config: Config, config_path: Path | None) -> int:
         ("audio devices", lambda: _devices(config)),
         ("language model", lambda: _llm(config)),
         ("tools", lambda: _tools(config)),
+        ("wyoming services", lambda: _wyoming(config)),
     ]
     failed = 0
     for name, check in checks:
@@ -90,3 +91,9 @@ def _tools(config: Config) -> str:
         return f"{len(toolbox.registry)} tools: {', '.join(toolbox.registry.names)}"
     finally:
         toolbox.close()
+
+
+def _wyoming(config: Config) -> str:
+    from voiceagent.wyoming.client import check_remotes
+
+    return check_remotes(config)
