@@ -21,7 +21,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Literal
 
 import httpx
 
@@ -233,7 +233,12 @@ def ensure_server(config: Config) -> tuple[str, LLMServer | None]:
     if config.server.port:
         candidates.append(f"http://{config.server.host}:{config.server.port}/v1")
     for url in candidates:
-        if answers(url):
+        state = probe(url)
+        if state == "busy":  # alive but slow (prefilling, loading): wait, never replace it
+            log.info("the LLM server at %s is busy; waiting up to %g s for it", url,
+                     config.llm.timeout_s)
+            state = wait_while_busy(url, config.llm.timeout_s)
+        if state != "absent":
             return url, None
         log.info("nothing answers at %s; starting the embedded LLM server", url)
     server = LLMServer.from_config(config)
@@ -261,10 +266,35 @@ def serve_forever(config: Config, out: Callable[[str], None] = print) -> None:
 
 def answers(base_url: str) -> bool:
     """True when an OpenAI-compatible server answers GET {base_url}/models."""
+    return probe(base_url) == "ok"
+
+
+ServerState = Literal["ok", "busy", "absent"]
+
+
+def probe(base_url: str, timeout_s: float = 2.0) -> ServerState:
+    """ok: GET {base_url}/models answers 200; busy: something accepted the connection but is
+    loading (503) or too slow to answer; absent: nothing listens, or it is no LLM server.
+
+    A busy server is alive: replacing it (or falling back to the demo) would be wrong.
+    """
     try:
-        return httpx.get(f"{base_url.rstrip('/')}/models", timeout=2.0).status_code == 200
+        status = httpx.get(f"{base_url.rstrip('/')}/models", timeout=timeout_s).status_code
+    except httpx.TimeoutException:
+        return "busy"
     except httpx.HTTPError:
-        return False
+        return "absent"
+    return "ok" if status == 200 else "busy" if status == 503 else "absent"
+
+
+def wait_while_busy(base_url: str, patience_s: float) -> ServerState:
+    """Probe until the server is no longer busy or `patience_s` passes; the last state."""
+    deadline = time.monotonic() + patience_s
+    state = probe(base_url)
+    while state == "busy" and time.monotonic() < deadline:
+        time.sleep(0.5)
+        state = probe(base_url)
+    return state
 
 
 def free_port(host: str) -> int:

@@ -1,7 +1,9 @@
 """`voiceagent run`: builds a front end for the chosen mode and runs it until told to stop.
 
 SIGINT/SIGTERM stop cleanly (playback stopped, server stopped, session saved: every turn is
-saved at its end, and the ExitStack stops what was started); SIGHUP reloads the config.
+saved at its end, and the ExitStack stops what was started); SIGHUP reloads the config when
+the new file loads, and otherwise logs why and keeps running on the old one. Audio devices
+are checked first, so a missing one is reported within seconds, before any model loads.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any
 from voiceagent.agent.events import Events
 from voiceagent.build import build_assistant, build_synthesizer
 from voiceagent.config import Config, load_config
-from voiceagent.errors import DeviceError
+from voiceagent.errors import DeviceError, VoiceAgentError
 from voiceagent.frontends import KeyedFrontEnd, KioskFrontEnd, VoiceApprover
 from voiceagent.triggers import EvdevKeys, KeySource, LineKeys, TerminalKeys
 from voiceagent.view import LogView, TerminalView, setup_logging
@@ -28,6 +30,9 @@ log = logging.getLogger(__name__)
 def run_mode(config: Config, *, mode: str, keys: str | None, verbose: bool,
              config_path: Path | None) -> int:
     """Run until SIGINT/SIGTERM or quit; rebuild everything on SIGHUP."""
+    from voiceagent.stderr_limit import limit_native_stderr
+
+    limit_native_stderr()  # before logging: a native library's flood must not fill the disk
     setup_logging(verbose)
     stop = threading.Event()
     reload = threading.Event()
@@ -36,8 +41,15 @@ def run_mode(config: Config, *, mode: str, keys: str | None, verbose: bool,
         log.info("received %s, stopping", signal.Signals(signum).name)
         stop.set()
 
+    fresh: list[Config] = []
+
     def on_hup(_signum: int, _frame: Any) -> None:
         log.info("received SIGHUP, reloading %s", config_path or "the config")
+        try:  # checked before anything stops: a broken file must not take the kiosk down
+            fresh[:] = [load_config(config_path)]
+        except VoiceAgentError as exc:
+            log.error("not reloading, keeping the running config: %s", exc)
+            return
         reload.set()
         stop.set()
 
@@ -50,7 +62,7 @@ def run_mode(config: Config, *, mode: str, keys: str | None, verbose: bool,
             return 0
         reload.clear()
         stop.clear()
-        config = load_config(config_path)
+        config = fresh[0]
 
 
 def _run_once(config: Config, *, mode: str, keys: str | None, verbose: bool,
@@ -67,10 +79,11 @@ def _run_once(config: Config, *, mode: str, keys: str | None, verbose: bool,
         stack.callback(player.stop)
         recorder = MicRecorder(config.audio, on_level=view.level if view else None)
         stack.callback(recorder.close)
+        check_devices(config, recorder, keep_open=mode != "kiosk")  # before models load
         synthesizer = build_synthesizer(config)
         approver = VoiceApprover(recorder)
         assistant = build_assistant(config, stack, mode=mode, player=player, events=events,
-                                    synthesizer=synthesizer, approve=approver)
+                                    synthesizer=synthesizer, approve=approver, standby=True)
         approver.assistant = assistant
         threading.Thread(target=assistant.agent.warm_up, name="warm-up", daemon=True).start()
         watcher = threading.Thread(target=_interrupt_on_stop, args=(stop, assistant.interrupt),
@@ -87,6 +100,22 @@ def _run_once(config: Config, *, mode: str, keys: str | None, verbose: bool,
         chime = _chime(config, player)
         KeyedFrontEnd(assistant, recorder.record, source.start(), view=view,
                       chime=chime).run(stop)
+
+
+def check_devices(config: Config, recorder: Any, *, keep_open: bool) -> None:
+    """Open the microphone and resolve the speaker now: a DeviceError naming the devices that
+    exist comes before models load or the LLM server starts, not half a minute later."""
+    from voiceagent.sound import devices
+
+    recorder.open()
+    if not keep_open:  # the kiosk's listener opens its own, with no stale audio queued
+        recorder.close()
+    speaker = devices.resolve(config.audio.output_device, "output")
+    sd = devices.sounddevice()
+    with devices.portaudio_errors(f"checking speaker {speaker.name!r}"):
+        sd.check_output_settings(device=speaker.index, channels=1,
+                                 samplerate=speaker.default_rate)
+    log.info("audio devices ok (speaker %r)", speaker.name)
 
 
 def _interrupt_on_stop(stop: threading.Event, interrupt: Any) -> None:

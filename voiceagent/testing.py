@@ -155,8 +155,12 @@ class FakeLLMServer:
     requests: list[Recorded] = field(default_factory=list)
     unscripted: int = 0
     """Requests that arrived when nothing was scripted (answered with HTTP 500)."""
+    busy_s: float = 0.0
+    """GET requests (/models, /health) are answered only this many seconds after start: a
+    server that is alive but busy (prefilling a long prompt on a small CPU)."""
 
     def __post_init__(self) -> None:
+        self._busy_until = time.monotonic() + self.busy_s
         self._script: deque[Response] = deque()
         self._closing = threading.Event()
         self._lock = threading.Lock()
@@ -213,6 +217,9 @@ def _handler(fake: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
             pass
 
         def do_GET(self) -> None:
+            if fake._closing.wait(max(0.0, fake._busy_until - time.monotonic())):
+                self.close_connection = True
+                return
             if self.path.endswith("/health"):
                 self._json(200, {"status": "ok"})
             else:
