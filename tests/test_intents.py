@@ -45,6 +45,9 @@ TIME = [
     ("um what's the time", "time", {}),
     ("What time is it in Tokyo?", "time", {"place": "Tokyo"}),
     ("What's the time in London?", "time", {"place": "London"}),
+    ("What's the time in Paris, France?", "time", {"place": "Paris"}),
+    ("what time is it over in London", "time", {"place": "London"}),
+    ("Got the time?", "time", {}),
     ("what time is it in new york city", "time", {"place": "new york"}),
     ("what's the current time in Japan", "time", {"place": "Japan"}),
     ("time in Berlin", "time", {"place": "Berlin"}),
@@ -135,6 +138,8 @@ TIMERS = [
     ("what alarms are set", "timer_status", {}),
     ("do I have any alarms set", "timer_status", {}),
     ("when is my alarm set for", "timer_status", {}),
+    ("set a timer for 5 minutes and call it pizza", "timer_start",
+     {"duration": "5 minutes", "label": "pizza"}),
 ]
 
 ALARMS = [
@@ -229,6 +234,8 @@ NOTES = [
     ("read my notes", "notes_read", {}),
     ("what are my notes", "notes_read", {}),
     ("what did I ask you to remember", "notes_read", {}),
+    ("note to self buy stamps", "note_add", {"text": "buy stamps"}),
+    ("make a note: call the vet tomorrow", "note_add", {"text": "call the vet tomorrow"}),
 ]
 
 MATHS = [
@@ -241,6 +248,9 @@ MATHS = [
     ("what's 2 to the power of 10", "calculate", {"expression": "2 to the power of 10"}),
     ("calculate 3 plus 4 times 2", "calculate", {"expression": "3 plus 4 times 2"}),
     ("what's two plus two", "calculate", {"expression": "two plus two"}),
+    ("add 5 and 7", "calculate", {"expression": "5 plus 7"}),
+    ("multiply six by seven", "calculate", {"expression": "six times seven"}),
+    ("subtract 3 from 10", "calculate", {"expression": "10 minus 3"}),
     ("How many minutes are in three hours?", "convert",
      {"value": 3.0, "from_unit": "hours", "to_unit": "minutes"}),
     ("How many feet are in a mile?", "convert",
@@ -362,7 +372,8 @@ NOT_COMMANDS = [
     "call it a day", "okay", "search my notes for the wifi password",
     # misheard or incomplete commands: nothing is guessed
     "Happens to my shopping list.", "add it to the list", "add that to my shopping list",
-    "add milk", "set a timer", "set a timer for pasta", "Set a timer for 5.",
+    "add milk", "add milk and eggs", "note that down", "set a timer", "set a timer for pasta",
+    "Set a timer for 5.",
     "set a timer for later", "set an alarm for tomorrow", "What is 10 divided by 0?",
     "convert 5 miles to kilograms", "what time is it in Narnia", "Is it Monday today?",
 ]

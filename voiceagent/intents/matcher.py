@@ -134,6 +134,11 @@ class LocalCommands:
                 return None
             return _Candidate(LocalMatch(intent, None, {}, reply), (result.text_chunks_matched,
                                                                     -wild))
+        if tool == "calculate":
+            found = slots.operation(args)
+            if found is None:
+                return None
+            args = found
         known = self.registry.get(tool)
         props = known.parameters.get("properties", {}) if known else {}
         args = {k: v for k, v in args.items() if k in props}

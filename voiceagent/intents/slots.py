@@ -131,7 +131,9 @@ def place(text: str) -> Args | None:
     if not where or len(where.split()) > 4:
         return None
     where = re.sub(r"^the\s+", "", where, flags=re.I)
-    for name in (where, re.sub(r"\s+(?:city|town|state|province)$", "", where, flags=re.I)):
+    tries = [where, re.sub(r"\s+(?:city|town|state|province)$", "", where, flags=re.I),
+             where.split(",")[0].strip()]
+    for name in tries:
         try:
             clock.find_zone(name)
         except ToolError:
@@ -164,7 +166,7 @@ def list_name(text: str) -> Args | None:
 
 def note_text(text: str) -> Args | None:
     said = strip_edges(text)
-    if not said or said.lower() in _ANAPHORA:
+    if not said or said.lower() in _ANAPHORA | {"down", "that down", "it down", "this down"}:
         return None
     return {"text": said}
 
@@ -182,6 +184,24 @@ def expression(text: str) -> Args | None:
     except ToolError:
         return None
     return {"expression": said}
+
+
+def operand(name: str) -> Reader:
+    """One number of 'add 5 and 7', 'multiply six by seven'."""
+
+    def read(text: str) -> Args | None:
+        said = strip_edges(text)
+        return {name: said} if number_value(said) is not None else None
+
+    return read
+
+
+def operation(args: Args) -> Args | None:
+    """'add 5 and 7' -> expression '5 plus 7' (the calculator reads spoken operators)."""
+    if "left" not in args:
+        return args
+    found = expression(f"{args.pop('left')} {args.pop('op')} {args.pop('right')}")
+    return None if found is None else args | found
 
 
 def quantity(text: str) -> Args | None:
@@ -229,8 +249,8 @@ READERS: dict[str, Reader] = {
     "which_timer": which_timer, "which_alarm": which_alarm, "time": time_of_day,
     "place": place, "items": items, "list_name": list_name, "text": note_text,
     "expression": expression, "quantity": quantity, "to_unit": to_unit,
-    "contact": contact, "device_name": device_name, "somewhere": anything,
-    "anything": anything,
+    "left": operand("left"), "right": operand("right"), "contact": contact,
+    "device_name": device_name, "somewhere": anything, "anything": anything,
 }
 """Readers of the built-in templates' slots, by slot name."""
 
