@@ -62,7 +62,8 @@ failed=0
 
 in_root() {  # runs a bash command inside the arm64 root, in the copied checkout
   chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/local/bin:/usr/bin:/bin \
-    LANG=C.UTF-8 PIP_DEFAULT_TIMEOUT=180 /bin/bash -c "set -o pipefail; cd /opt/voiceagent && $1"
+    LANG=C.UTF-8 PIP_DEFAULT_TIMEOUT=180 PIP_CERT=/etc/ssl/certs/ca-certificates.crt \
+    SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt /bin/bash -c "set -o pipefail; cd /opt/voiceagent && $1"
 }
 
 bootstrap() {
@@ -77,6 +78,10 @@ prepare() {
   mountpoint -q "$root/sys" || mount --rbind /sys "$root/sys"
   mountpoint -q "$root/dev" || mount --rbind /dev "$root/dev"
   cp /etc/resolv.conf "$root/etc/resolv.conf"
+  # The host's CA bundle (it may hold a local proxy's CA) so pip inside trusts what the host does.
+  mkdir -p "$root/etc/ssl/certs" "$root/usr/local/share/ca-certificates"
+  cp /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/ca-certificates.crt"
+  cp -r /usr/local/share/ca-certificates/. "$root/usr/local/share/ca-certificates/" 2>/dev/null || true
   cp -r /etc/apt/sources.list.d "$root/etc/apt/" 2>/dev/null || true
   rm -f "$root"/etc/apt/sources.list.d/*nodesource* "$root"/etc/apt/sources.list.d/*google*
   # The host's pip setup (indexes, local wheel mirrors, constraints) holds inside the root too.
