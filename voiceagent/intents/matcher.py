@@ -81,6 +81,8 @@ class LocalCommands:
             self._meta[name] = (tool_name, "")
         data["intents"] = intents
         self._intents = Intents.from_dict(data)
+        for _ in recognize_all("what time is it", self._intents):
+            pass  # templates are parsed on first use: at start, not in the first turn
 
     def _plugin_sentence(self, tool: str, sentence: str, schema: dict[str, Any],
                          lists: dict[str, Any]) -> str:
