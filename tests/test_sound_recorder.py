@@ -15,10 +15,12 @@ import numpy as np
 import pytest
 
 from tests.fixtures_audio import noise, words
+from tests.live_speech import SPEAKERS, request
 from voiceagent.audio import STT_RATE, Audio, concat, read_wav
 from voiceagent.config import AudioConfig
 from voiceagent.errors import DeviceError
 from voiceagent.sound.recorder import MicRecorder
+from voiceagent.speech.cutter import Utterance
 
 pytestmark = [pytest.mark.audio, pytest.mark.real]
 
@@ -99,7 +101,9 @@ def test_level_meter_follows_the_voice(pulse, speech):
 
 
 def test_continuous_listening_ignores_what_is_heard_while_paused(pulse, speech, transcriber):
-    mic = recorder()
+    """Half duplex: what is said while paused is not answered, but it is reported."""
+    ignored: list[Utterance] = []
+    mic = MicRecorder(CONFIG, on_ignored=ignored.append)
     stop = threading.Event()
     heard: list[str] = []
     got_one = threading.Event()
@@ -123,6 +127,52 @@ def test_continuous_listening_ignores_what_is_heard_while_paused(pulse, speech, 
         thread.join(timeout=10)
     assert [words(h) for h in heard] == [words("Stop the music."),
                                         words("Turn on the kitchen lights.")]
+    assert [words(transcriber.transcribe(u.audio)) for u in ignored] == [
+        words("Your timer has been set for five minutes.")]
+
+
+TEXTS = {
+    "soft-start": "Add apples to my shopping list.",
+    "first-sample": "Set kitchen lights to green.",
+    "pause-mid-sentence": "Picovoice, make me a large coffee.",
+}
+LIVE_CASES = {
+    "soft-start": lambda: request(TEXTS["soft-start"], SPEAKERS[1], fade_s=0.35),
+    "first-sample": lambda: request(TEXTS["first-sample"], SPEAKERS[0], lead_s=0.0),
+    "pause-mid-sentence": lambda: request(TEXTS["pause-mid-sentence"], SPEAKERS[2]),
+}
+VOCABULARY = ["Picovoice", "shopping"]
+"""The wake word and a list name, as build_transcriber passes them."""
+
+
+def test_the_kiosk_hears_what_the_file_says(pulse, transcriber):
+    """Issue 17: played into the mic one after another, each recording comes out as one
+    utterance with the transcript of the file itself (nothing lost at capture, no cut at a
+    pause). The speakers are piper's voice shifted in pitch and speed, in a noisy room."""
+    mic = recorder()
+    stop = threading.Event()
+    heard: queue.Queue[Audio] = queue.Queue()
+    mic.open()
+    thread = threading.Thread(target=lambda: [heard.put(u) for u in mic.utterances(stop)])
+    thread.start()
+    got: dict[str, list[Audio]] = {}
+    try:
+        for name, make in LIVE_CASES.items():
+            pulse.play_into_mic(make())
+            got[name] = [heard.get(timeout=10)]
+            time.sleep(1.5)  # anything else cut from this recording arrives by now
+            while not heard.empty():
+                got[name].append(heard.get())
+    finally:
+        stop.set()
+        thread.join(timeout=10)
+        mic.close()
+    for name, make in LIVE_CASES.items():
+        assert len(got[name]) == 1, f"{name}: cut into {len(got[name])} utterances"
+        live = transcriber.transcribe(got[name][0], VOCABULARY)
+        from_file = transcriber.transcribe(make(), VOCABULARY)
+        assert words(live) == words(from_file), name
+        assert len(words(live)) == len(words(TEXTS[name])), f"{name}: words lost: {live!r}"
 
 
 KIOSK_CHILD = """
@@ -130,6 +180,7 @@ import sys, threading
 from voiceagent.audio import write_wav
 from voiceagent.config import AudioConfig
 from voiceagent.sound.recorder import MicRecorder
+from voiceagent.speech.cutter import Utterance
 mic = MicRecorder(AudioConfig())
 mic.open()
 print("open", flush=True)

@@ -100,6 +100,10 @@ class STTConfig:
     beam_size: int = _f(1, "beam width; 1 is fastest", minimum=1)
     threads: int = _f(0, "CPU threads; 0 = all cores", minimum=0)
     hotwords: list[str] = _f([], "words to bias recognition towards (names, list names)")
+    prompt: str = _f("", "text Whisper reads as if said just before (it copies its words and "
+                     "style); empty = none. The hotwords, list names and wake phrase follow it")
+    temperature_fallback: bool = _f(True, "decode again with sampling when the greedy or beam "
+                                    "result looks garbled (slower on unclear speech)")
     engine: str = _f("local", "local (faster-whisper on this machine) or wyoming (a Wyoming "
                      "speech-to-text service at `uri`: another voiceagent, wyoming-faster-whisper)",
                      choices=("local", "wyoming"))

@@ -68,7 +68,8 @@ class WhisperTranscriber:
                 vad_filter=True,
                 condition_on_previous_text=False,
                 without_timestamps=True,
-                initial_prompt=_prompt(words),
+                initial_prompt=_prompt(self._config.prompt, words),
+                temperature=FALLBACK_TEMPERATURES if self._config.temperature_fallback else 0.0,
             )
             segments = list(segments)
         text = _clean(" ".join(s.text.strip() for s in segments))
@@ -107,11 +108,16 @@ def doubt(segments: Sequence[Any]) -> str:
     return ""
 
 
-def _prompt(words: list[str]) -> str | None:
-    """A short prompt listing the words; Whisper copies spellings it has just "seen"."""
-    if not words:
-        return None
-    return "Words: " + ", ".join(words) + "."
+FALLBACK_TEMPERATURES = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
+"""Whisper's own schedule: greedy/beam first, sampling only when that result looks garbled."""
+
+
+def _prompt(prompt: str, words: list[str]) -> str | None:
+    """The configured prompt, then the words; Whisper copies spellings it has just "seen"."""
+    parts = [prompt.strip()] if prompt.strip() else []
+    if words:
+        parts.append("Words: " + ", ".join(words) + ".")
+    return " ".join(parts) or None
 
 
 def _clean(text: str) -> str:
