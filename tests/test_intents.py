@@ -338,6 +338,10 @@ REFUSALS = [
     ("google how tall is mount everest", "web"),
     ("what's on my calendar today", "calendar"),
     ("do I have any meetings tomorrow", "calendar"),
+    ("How do I get to the train station?", "navigation"),
+    ("Find a petrol station near me.", "navigation"),
+    ("What's the stock price of Apple?", "web"),
+    ("Take a picture.", "camera"),
 ]
 
 
@@ -447,3 +451,29 @@ def test_plugin_tools_bring_their_own_sentences():
         "set_mode", "set_mode", {"mode": "night"})
     assert commands.match("switch to party mode") is None  # not one of the enum
     assert commands.match("what time is it") is None  # no clock tool in this registry
+
+
+@pytest.mark.parametrize(("said", "expected"), [
+    ("Please cancel the tea timer, it's done.", LocalMatch("timer_cancel", "cancel_timer",
+                                                            {"which": "tea"})),
+    ("Add milk to my shopping list. Thanks!", LocalMatch("list_add", "add_to_list",
+                                                          SHOP | {"items": "milk"})),
+    ("Let's start over, reset the conversation.", LocalMatch("forget", "forget_conversation",
+                                                              {})),
+    ("No, that's all, thanks.", LocalMatch("stop", None, {}, "OK.")),
+])
+def test_one_command_among_remarks(commands, said, expected):
+    assert commands.match(said) == expected
+
+
+@pytest.mark.parametrize("said", [
+    "I don't need the timer anymore, cancel it.",  # "cancel it" alone is not this request
+    "Set a timer for 5 minutes, no wait, 10 minutes.",
+    "Set a timer for five minutes, never mind.",
+    "Turn off the lights, and set a timer for 5 minutes.",
+    "set a timer for 5 minutes. set a timer for 10 minutes.",
+    "What's the time? What's the weather?",
+    "Don't cancel the pasta timer, I still need it.",
+])
+def test_corrections_and_mixed_requests_go_to_the_llm(commands, said):
+    assert commands.match(said) is None

@@ -22,6 +22,9 @@ from voiceagent.intents import slots
 from voiceagent.intents.normalize import clean
 
 SENTENCE_FILES = ("builtin.yaml", "replies.yaml")
+_CLAUSE = re.compile(r"\s*[,.;!?]\s+|\s*[.;!?]$")
+_CORRECTION = re.compile(r"\b(?:no|not|don't|do not|wait|actually|instead|rather|sorry|"
+                         r"i mean|make (?:it|that)|scratch that|hold on|oops)\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -107,6 +110,27 @@ class LocalCommands:
         said = clean(text)
         if not said:
             return None
+        whole = self._match_clean(said)
+        return whole if whole is not None else self._match_clauses(said)
+
+    def _match_clauses(self, said: str) -> LocalMatch | None:
+        """One command among remarks: "Please cancel the tea timer, it's done.", "Oh, forget
+        it, it doesn't matter." Never when the user corrects themself ("5 minutes, no wait,
+        10") or two different commands are in it."""
+        clauses = [c for c in map(clean, _CLAUSE.split(said)) if c]
+        if len(clauses) < 2:
+            return None
+        results = [self._match_clean(c) for c in clauses]
+        found = [m for m in results if m is not None]
+        commands = {repr(m): m for m in found if m.tool is not None}
+        if not commands:  # remarks only ("No, that's all, thanks."): every part understood
+            return found[0] if found and len(found) == len(results) else None
+        if (len(commands) > 1 or _CORRECTION.search(said)
+                or any(m.tool is None and m.intent != "thanks" for m in found)):
+            return None
+        return next(iter(commands.values()))
+
+    def _match_clean(self, said: str) -> LocalMatch | None:
         best: _Candidate | None = None
         for result in recognize_all(said, self._intents):
             candidate = self._candidate(result, said)

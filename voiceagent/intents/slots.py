@@ -49,7 +49,8 @@ def label(text: str) -> Args | None:
     """A timer's or alarm's name: a few words that are not themselves an amount of time."""
     words = _without_articles(text)
     if (not words or len(words.split()) > 8 or words.lower() in _ANAPHORA
-            or re.search(r"\d|\b(?:timer|alarm)s?\b", numbers_in(words.lower()))):
+            or re.search(r"[,;:]|\d|\b(?:timer|alarm)s?\b|\b(?:set|start|turn|switch|add|"
+                         r"cancel|stop|delete|remove|please)\b", numbers_in(words.lower()))):
         return None
     return {"label": words}
 
