@@ -2,7 +2,7 @@
 under discovered devices without anyone typing a host and port.
 
 A server bound to one address is announced on that address's interface only; one bound to
-0.0.0.0 on every interface, with the address the machine uses on its LAN. Having no network
+0.0.0.0 on every interface, with every address the machine has. Having no network
 is not fatal: the server runs, and the log says that Home Assistant needs host and port.
 """
 
@@ -24,11 +24,18 @@ def service_name(name: str) -> str:
     return name or f"voiceagent-{socket.gethostname().split('.')[0]}"
 
 
-def lan_address() -> str:
-    """The IPv4 address this machine would use towards the mDNS group (no packet is sent)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        probe.connect(("224.0.0.251", 5353))
-        return str(probe.getsockname()[0])
+def addresses(host: str) -> list[str]:
+    """The IPv4 addresses to announce: the bound one, or for 0.0.0.0 every address the
+    machine has (loopback only when it has nothing else)."""
+    if host not in ANY:
+        return [socket.gethostbyname(host)]
+    from zeroconf import get_all_addresses
+
+    found = get_all_addresses()
+    outside = [a for a in found if not a.startswith("127.")]
+    if not (outside or found):
+        raise OSError("this machine has no IPv4 address")
+    return outside or found
 
 
 async def announce_server(uri: str, name: str) -> Callable[[], Awaitable[None]] | None:
@@ -42,18 +49,18 @@ async def announce_server(uri: str, name: str) -> Callable[[], Awaitable[None]] 
 
     host = parsed.hostname or ""
     try:
-        address = lan_address() if host in ANY else socket.gethostbyname(host)
-        zc = AsyncZeroconf(interfaces=InterfaceChoice.All if host in ANY else [address])
+        found = addresses(host)
+        zc = AsyncZeroconf(interfaces=InterfaceChoice.All if host in ANY else found)
         info = AsyncServiceInfo(
             SERVICE, f"{service_name(name)}.{SERVICE}", port=parsed.port,
-            addresses=[socket.inet_aton(address)], properties={"program": "voiceagent"},
+            addresses=[socket.inet_aton(a) for a in found], properties={"program": "voiceagent"},
         )
         await zc.async_register_service(info, allow_name_change=True)
     except OSError as exc:
         log.warning("zeroconf: could not announce the server (%s); add it in Home Assistant "
                     "by host and port instead", exc)
         return None
-    log.info("announced as %s at %s:%d", info.name, address, parsed.port)
+    log.info("announced as %s at %s port %d", info.name, ", ".join(found), parsed.port)
 
     async def withdraw() -> None:
         await zc.async_unregister_service(info)
