@@ -40,7 +40,7 @@ def ask(
         assistant = build_assistant(
             config, stack, mode="ask", player=player, events=events, synthesizer=synthesizer,
             approve=terminal_approver if sys.stdin.isatty() else None,
-            with_transcriber=audio is not None,
+            with_transcriber=audio is not None, lazy_model=True,
         )
         if audio is not None:
             return assistant.answer_audio(audio)

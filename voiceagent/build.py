@@ -10,16 +10,21 @@ from __future__ import annotations
 import logging
 from contextlib import ExitStack
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from voiceagent.agent.events import Events
 from voiceagent.agent.example import worked_example
 from voiceagent.agent.loop import Agent, LocalMatcher
+from voiceagent.agent.messages import Reply
 from voiceagent.agent.session import SessionStore
 from voiceagent.assistant import Assistant, Recover
 from voiceagent.config import Config
 from voiceagent.errors import ChatError, ModelError
 from voiceagent.ports import Approver, ChatModel, Player, Synthesizer, Transcriber
 from voiceagent.tools import Toolbox, ToolContext, build_tools
+
+if TYPE_CHECKING:
+    from voiceagent.llm_server import LLMServer
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +37,8 @@ class ChatSetup:
     recover: Recover | None
     demo: bool
     """True when no model is configured or installed and the demo stands in."""
+    server: LLMServer | None = None
+    """Our own embedded server, when we started it (its prompt cache is ours to prime)."""
 
 
 def build_chat(config: Config, stack: ExitStack, *, allow_demo: bool = True,
@@ -43,8 +50,9 @@ def build_chat(config: Config, stack: ExitStack, *, allow_demo: bool = True,
     stands in only when no model is configured and the default one is not installed.
     """
     try:
-        model, recover = _connect_chat(config, stack)
-        return ChatSetup(model, recover, False)
+        started: list[LLMServer] = []
+        model, recover = _connect_chat(config, stack, started)
+        return ChatSetup(model, recover, False, started[0] if started else None)
     except (ModelError, ChatError) as exc:
         if allow_demo and _no_model_configured(config, exc):
             from voiceagent.agent.demo import DemoChat
@@ -63,8 +71,10 @@ def build_chat(config: Config, stack: ExitStack, *, allow_demo: bool = True,
         return ChatSetup(chat, chat.recover, False)
 
 
-def _connect_chat(config: Config, stack: ExitStack) -> tuple[ChatModel, Recover | None]:
-    """Connect to the model (starting the embedded server for provider local)."""
+def _connect_chat(config: Config, stack: ExitStack, started: list[LLMServer] | None = None,
+                  ) -> tuple[ChatModel, Recover | None]:
+    """Connect to the model (starting the embedded server for provider local, which is then
+    appended to `started`)."""
     from voiceagent.agent.providers import make_chat_model
 
     if config.llm.provider != "local":
@@ -75,6 +85,8 @@ def _connect_chat(config: Config, stack: ExitStack) -> tuple[ChatModel, Recover 
     if server is None:
         return make_chat_model(config.llm, base_url=base_url), None
     stack.callback(server.stop)
+    if started is not None:
+        started.append(server)
 
     def recover() -> bool:
         """Restart our server if it died (True: retry the turn); a failed restart is logged
@@ -104,6 +116,13 @@ def build_toolbox(config: Config, stack: ExitStack, context: ToolContext) -> Too
     for warning in toolbox.warnings:
         log.warning("%s", warning)
     return toolbox
+
+
+class _NoModelYet:
+    """Stands in for the model between building the agent and connecting it."""
+
+    def complete(self, *_args: object, **_kwargs: object) -> Reply:
+        raise ChatError("the language model is not connected yet")
 
 
 def build_local_commands(config: Config, toolbox: Toolbox) -> LocalMatcher | None:
@@ -147,11 +166,14 @@ def build_assistant(
     with_transcriber: bool = True,
     allow_demo: bool = True,
     standby: bool = False,
+    lazy_model: bool = False,
 ) -> Assistant:
     """The whole assistant for one front end; `stack` closes what it started.
 
     Without `allow_demo`, a missing default model is an error instead of the demo stand-in;
-    with `standby`, an unreachable model is retried in the background (see build_chat).
+    with `standby`, an unreachable model is retried in the background (see build_chat);
+    with `lazy_model` the model (and the embedded server) is connected on the first request
+    that needs it, so a one-shot turn answered locally never starts it.
     """
     session = SessionStore(
         config.data_dir / "sessions" / f"{config.session.name}.jsonl", config.session.max_turns
@@ -166,17 +188,31 @@ def build_assistant(
         reset_conversation=lambda: holder[0].request_reset() if holder else None,
     )
     toolbox = build_toolbox(config, stack, context)
-    chat = build_chat(config, stack, allow_demo=allow_demo, standby=standby)
     agent = Agent(
-        chat.model,
+        _NoModelYet(),
         toolbox.registry,
         config.agent,
         events,
         approve=approve,
         prefix=worked_example(toolbox.registry) if config.agent.worked_example else (),
         local=build_local_commands(config, toolbox),
-        recover=chat.recover,
     )
+
+    def connect() -> tuple[ChatModel, Recover | None]:
+        chat = build_chat(config, stack, allow_demo=allow_demo, standby=standby)
+        if chat.server is not None:
+            from voiceagent.prompt_cache import prime
+
+            prime(chat.server, agent, chat.model)  # no prefill on the 1st question
+        return chat.model, chat.recover
+
+    if lazy_model:
+        from voiceagent.agent.lazy import LazyChat
+
+        lazy = LazyChat(connect)
+        agent.model, agent.recover = lazy, lazy.recover
+    else:
+        agent.model, agent.recover = connect()
     transcriber = build_transcriber(config, toolbox.vocabulary) if with_transcriber else None
     assistant = Assistant(
         agent=agent,

@@ -20,8 +20,11 @@ FILLER = {
     "with", "on", "in", "at", "please", "also", "too", "more", "few", "couple", "pack",
     "bottle", "bottles", "can", "cans", "bag", "bags", "box", "boxes", "list", "item", "items",
     "thing", "things", "timer", "alarm", "note", "city", "country", "called", "named", "it",
+    "plus", "minus", "times", "multiplied", "divided", "by", "over", "percent", "sqrt",
+    "square", "root", "squared", "cubed", "power", "pow", "mod", "x", "is", "what",
 }
-"""Words a model may add around what the user named without inventing anything."""
+"""Words a model may add around what the user named without inventing anything, and the
+words it writes for the operators of a sum the user said."""
 
 DESTROY_VERBS = r"forget|clear|delete|erase|remove|cancel|wipe|reset|empty|stop|drop|purge|" \
                 r"scrap|abort|kill|start\s+over|start\s+again|start\s+fresh|get\s+rid"

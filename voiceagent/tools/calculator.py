@@ -207,7 +207,7 @@ def _plural(unit: str, value: float) -> str:
 def make_tools() -> list[Tool]:
     """calculate and convert_units."""
 
-    @tool(speaks_result=True)
+    @tool(speaks_result=True, grounded=("expression",))
     def calculate(expression: str) -> str:
         """Use when the user asks for arithmetic: add, subtract, multiply, divide, powers,
         percentages or square roots, e.g. "15 percent of 80" or "12 times 7".
