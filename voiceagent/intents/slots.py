@@ -24,7 +24,7 @@ MAX_TIMER_SECONDS = 7 * 86400
 _ARTICLES = re.compile(r"^(?:(?:the|my|a|an|our|this|that|some)\s+)+", re.I)
 _ANAPHORA = {"it", "that", "this", "them", "those", "these", "one", "something", "stuff",
              "things", "everything", "all", "anything", "all of it", "the rest"}
-_OWN_WORDS = re.compile(r"\b(?:timers?|alarms?|lists?|notes?|reminders?)\b", re.I)
+_OWN_WORDS = re.compile(r"\b(?:timers?|alarms?(?! system)|lists?|notes?|reminders?)\b", re.I)
 _LIST_STOP = {"from", "on", "off", "onto", "into", "in", "of", "and", "with", "for", "list",
               "lists", "add", "put", "remove", "delete", "it", "that", "them", "everything"}
 _CALC_OP = re.compile(r"[-+*/%]|\b(?:sqrt|abs|round|log|ln|sin|cos|tan)\(")
