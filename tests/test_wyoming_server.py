@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import re
+import subprocess
+import sys
 import time
 import wave
 from collections.abc import Iterator
@@ -236,3 +238,22 @@ def test_clients_that_vanish_mid_request_cost_nothing(server: Server) -> None:
     assert len(server.lines("went away")) == before + 1  # the half payload; the other: nothing
     assert describe(server.port).tts
 
+
+
+def test_wyoming_bench_measures_our_server_without_a_failure(
+        server: Server, tmp_path: Path) -> None:
+    """The ecosystem's benchmark as a third-party client: both STT paths and both TTS paths."""
+    for n in (1, 7):
+        for ext in ("wav", "txt"):
+            (tmp_path / f"q{n:02d}.{ext}").write_bytes((QUESTIONS / f"q{n:02d}.{ext}").read_bytes())
+    bench = str(Path(sys.executable).with_name("wyoming-bench"))
+    target = f"127.0.0.1:{server.port}"
+    stt = subprocess.run([bench, "stt", target, "--corpus", str(tmp_path), "--rounds", "1",
+                          "--warmup", "0"], capture_output=True, text=True, timeout=300)
+    assert stt.returncode == 0, stt.stdout + stt.stderr
+    assert stt.stdout.count("ok=2 fail=0") == 2  # non-streaming and streaming
+    tts = subprocess.run([bench, "tts", target, "--texts", "It is half past four. Goodbye.",
+                          "--rounds", "1", "--warmup", "0"],
+                         capture_output=True, text=True, timeout=300)
+    assert tts.returncode == 0, tts.stdout + tts.stderr
+    assert tts.stdout.count("ok=1 fail=0") == 2
