@@ -106,12 +106,14 @@ WRITER = textwrap.dedent("""
 
 def test_kill_9_mid_write_leaves_the_previous_valid_file(tmp_path):
     path = tmp_path / "s.jsonl"
-    temp = tmp_path / ".s.jsonl.tmp"
     for _ in range(3):
+        left = set(tmp_path.glob(".s.jsonl.*.tmp"))  # temp files of the writers killed before
         child = subprocess.Popen([sys.executable, "-c", WRITER, str(path)], cwd=ROOT,
                                  stdout=subprocess.PIPE, text=True)
         assert child.stdout.readline() == "ready\n"
-        while not temp.exists():  # the temp file exists only while a save is under way
+        deadline = time.monotonic() + 30
+        while not set(tmp_path.glob(".s.jsonl.*.tmp")) - left:  # a save is under way
+            assert time.monotonic() < deadline, "no save in progress was ever seen"
             time.sleep(0.001)
         os.kill(child.pid, signal.SIGKILL)
         child.wait()

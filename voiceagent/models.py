@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import os
-import tempfile
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from voiceagent.atomic import atomic_file
 from voiceagent.errors import ModelError
 
 MANIFEST = Path(__file__).resolve().parent / "manifest.toml"
@@ -253,26 +252,18 @@ def _assemble(model: Model, f: ModelFile, target: Path) -> None:
         if not source.is_file():
             raise ModelError(f"{source} is missing from an installed model package; run "
                              f"`pip install --force-reinstall {' '.join(model.packages)}`")
-    target.parent.mkdir(parents=True, exist_ok=True)
     digest = hashlib.sha256()
-    fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    tmp = Path(tmp_name)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            for source in sources:
-                with source.open("rb") as src:
-                    while chunk := src.read(_CHUNK):
-                        digest.update(chunk)
-                        out.write(chunk)
-        if digest.hexdigest() != f.sha256:
+    with atomic_file(target, mode=0o644) as out:  # a model is ordinary readable data
+        for source in sources:
+            with source.open("rb") as src:
+                while chunk := src.read(_CHUNK):
+                    digest.update(chunk)
+                    out.write(chunk)
+        if digest.hexdigest() != f.sha256:  # raising here leaves no file under the real name
             raise ModelError(f"assembling {target.name} from {', '.join(model.packages)} gave "
                              f"sha256 {digest.hexdigest()}, expected {f.sha256}: a part "
                              f"package is damaged or the wrong version; run "
                              f"`pip install --force-reinstall {' '.join(model.packages)}`")
-        tmp.chmod(0o644)  # mkstemp makes it private; a model is ordinary readable data
-        os.replace(tmp, target)
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 def _sha256(path: Path) -> str:

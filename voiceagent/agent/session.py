@@ -1,7 +1,8 @@
 """Conversation history that survives restarts: one JSONL file per session.
 
-Written only at turn boundaries and atomically (temp file, fsync, rename), so a crash or a
-kill -9 leaves the previous valid file. A file that does not read back as a valid history is
+Written only at turn boundaries and atomically (voiceagent.atomic), so a crash or a
+kill -9 leaves the previous valid file; a save that fails (disk full) is logged once and
+the conversation goes on in memory. A file that does not read back as a valid history is
 moved aside with a warning, never silently dropped. One voiceagent at a time holds a session:
 `lock()` takes an exclusive lock and names the pid of the holder when it is taken.
 """
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import IO
 
 from voiceagent.agent.messages import Message
+from voiceagent.atomic import write_atomic
 from voiceagent.errors import VoiceAgentError
 
 log = logging.getLogger(__name__)
@@ -34,12 +36,17 @@ class SessionStore:
         self.max_turns = max_turns
         """User turns kept; older ones are dropped at save."""
         self._lock_file: IO[str] | None = None
+        self._save_failing = False
+        """The last save failed (said once in the log, not at every turn)."""
 
     def load(self) -> list[Message]:
         """The saved history; [] when there is none or it was corrupt (then moved aside)."""
         try:
             lines = self.path.read_text(encoding="utf-8").splitlines()
         except FileNotFoundError:
+            return []
+        except ValueError as exc:  # not UTF-8: binary garbage, a torn sector
+            self._move_aside(exc)
             return []
         try:
             header = json.loads(lines[0]) if lines else {}
@@ -60,17 +67,19 @@ class SessionStore:
         if problem:
             raise ValueError(f"refusing to save a broken history: {problem}")
         kept = bound(messages, self.max_turns)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(f".{self.path.name}.tmp")  # one writer: the lock holder
         header = {"voiceagent_session": VERSION, "saved": time.strftime("%Y-%m-%dT%H:%M:%S")}
         lines = [json.dumps(header)] + [json.dumps(m.to_dict(), ensure_ascii=False) for m in kept]
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write("\n".join(lines) + "\n")
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, self.path)
-        _fsync_dir(self.path.parent)
+        try:
+            write_atomic(self.path, "\n".join(lines) + "\n", mode=0o600)  # private conversation
+        except OSError as exc:  # disk full, read-only: the previous file is still intact
+            (log.debug if self._save_failing else log.error)(
+                "could not save the session %s (%s); the previous file is kept and the "
+                "conversation goes on in memory", self.path, exc.strerror or exc)
+            self._save_failing = True
+            return
+        if self._save_failing:
+            log.warning("the session %s is saved again", self.path)
+            self._save_failing = False
 
     def acquire(self) -> None:
         """Take the session's exclusive lock; VoiceAgentError naming the holder's pid if held."""
@@ -137,11 +146,3 @@ def unpaired(messages: Sequence[Message]) -> str | None:
     if waiting:
         return f"the history ends before the results of call(s) {', '.join(waiting)}"
     return None
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from voiceagent.agent.tools import Tool, tool
+from voiceagent.atomic import write_atomic
 from voiceagent.errors import ToolError
 
 READ_LIMIT = 200_000
@@ -79,8 +80,7 @@ def make_tools(workspace: Path) -> list[Tool]:
         full = ws.path(path)
         if full.is_dir():
             raise ToolError(f"{ws.show(full)!r} is a folder, not a file.")
-        full.parent.mkdir(parents=True, exist_ok=True)
-        full.write_text(content, encoding="utf-8")
+        write_atomic(full, content)
         return f"Wrote {len(content)} characters to {ws.show(full)}."
 
     @tool(needs_approval=True)
@@ -103,7 +103,7 @@ def make_tools(workspace: Path) -> list[Tool]:
         if count > 1:
             raise ToolError(f"old_text appears {count} times in {shown}; include more of the "
                             "surrounding text so it appears once.")
-        full.write_text(text.replace(old_text, new_text, 1), encoding="utf-8")
+        write_atomic(full, text.replace(old_text, new_text, 1))
         return f"Edited {shown}."
 
     @tool

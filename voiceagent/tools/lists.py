@@ -7,12 +7,14 @@ List names are matched forgivingly: "my Shopping List", "shopping" and an alias 
 
 from __future__ import annotations
 
-import os
+import logging
 import re
+import time
 from datetime import datetime
 from pathlib import Path
 
 from voiceagent.agent.tools import Tool, tool
+from voiceagent.atomic import write_atomic
 from voiceagent.errors import ToolError
 
 ALL_WORDS = ("all", "everything", "lists", "all lists", "")
@@ -61,13 +63,20 @@ def spoken_join(items: list[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
+def _sentence(text: str) -> str:
+    """Spoken results start with a capital: 'Cheese was not on it.'"""
+    return text[:1].upper() + text[1:]
+
+
+def _be(items: list[str], singular: str = "is") -> str:
+    """'is'/'are' ('was'/'were') for one item or several."""
+    if len(items) == 1:
+        return singular
+    return "are" if singular == "is" else "were"
+
+
 def _write(path: Path, lines: list[str]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
-    with open(tmp, "rb") as f:
-        os.fsync(f.fileno())
-    tmp.replace(path)
+    write_atomic(path, "".join(f"{line}\n" for line in lines))
 
 
 class Lists:
@@ -102,8 +111,15 @@ class Lists:
         path = self.folder / f"{name}.txt"
         if not path.exists():
             return []
-        return [line.strip() for line in path.read_text(encoding="utf-8").splitlines()
-                if line.strip()]
+        try:
+            text = path.read_text(encoding="utf-8")
+        except ValueError as exc:  # not text (a torn write, garbage): keep it, start afresh
+            aside = path.with_name(f"{path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}")
+            path.replace(aside)
+            logging.getLogger(__name__).warning(
+                "list file %s unreadable (%s); moved it to %s", path, exc, aside)
+            return []
+        return [line.strip() for line in text.splitlines() if line.strip()]
 
     def write(self, name: str, items: list[str]) -> None:
         _write(self.folder / f"{name}.txt", items)
@@ -131,7 +147,8 @@ def make_tools(data_dir: Path, aliases: dict[str, str]) -> tuple[list[Tool], Lis
         if not split_items(items):
             raise ToolError("say what to add, e.g. items='milk and eggs'.")
         if not added:
-            return f"{spoken_join(split_items(items))} is already on your {name} list."
+            said = split_items(items)
+            return _sentence(f"{spoken_join(said)} {_be(said)} already on your {name} list.")
         lists.write(name, current + added)
         return f"Added {spoken_join(added)} to your {'new ' if new else ''}{name} list."
 
@@ -170,7 +187,8 @@ def make_tools(data_dir: Path, aliases: dict[str, str]) -> tuple[list[Tool], Lis
             raise ToolError(f"{spoken_join(wanted or [items])} is not on the {name} list; "
                             f"it has {on}.")
         lists.write(name, [c for c in current if c not in gone])
-        tail = f" {spoken_join(missing)} was not on it." if missing else ""
+        tail = (f" {_sentence(spoken_join(missing))} {_be(missing, 'was')} not on it."
+                if missing else "")
         return f"Removed {spoken_join(gone)} from your {name} list.{tail}"
 
     @tool(speaks_result=True, writes=True, destroys=True)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import fcntl
 import json
 import logging
-import os
 import re
 import threading
 import time
@@ -22,6 +21,7 @@ from pathlib import Path
 from typing import Literal
 
 from voiceagent.agent.tools import Tool, tool
+from voiceagent.atomic import write_atomic
 from voiceagent.errors import ToolError
 from voiceagent.tools.clock import local_zone, spoken_time
 from voiceagent.tools.words import (
@@ -96,12 +96,7 @@ class Timers:
             return []
 
     def _save(self, entries: list[Entry]) -> None:
-        tmp = self.path.with_suffix(".tmp")
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump([asdict(e) for e in entries], f, indent=1)
-            f.flush()
-            os.fsync(f.fileno())
-        tmp.replace(self.path)
+        write_atomic(self.path, json.dumps([asdict(e) for e in entries], indent=1))
 
     @contextmanager
     def _locked(self) -> Iterator[list[Entry]]:
@@ -141,13 +136,28 @@ class Timers:
 
     def _run(self, announce: Callable[[str], None]) -> None:
         started = self.clock()
+        fired: list[Entry] = []  # announced but maybe still in the file (it could not be saved)
+        failing = False
         while True:
             now = self.clock()
-            with self._locked() as entries:
-                self._changed = False
-                due = [e for e in entries if e.due <= now]
-                entries[:] = [e for e in entries if e not in due]
-                wait = min([e.due - now for e in entries] + [POLL_SECONDS])
+            due: list[Entry] = []
+            wait = POLL_SECONDS
+            try:
+                with self._locked() as entries:
+                    self._changed = False
+                    fired = [e for e in fired if e in entries]
+                    due = [e for e in entries if e.due <= now and e not in fired]
+                    entries[:] = [e for e in entries if e not in due and e not in fired]
+                    wait = min([e.due - now for e in entries] + [POLL_SECONDS])
+                if failing:
+                    log.warning("the timers file %s is saved again", self.path)
+                failing = False
+            except OSError as exc:  # disk full: announce once anyway, never kill this thread
+                (log.debug if failing else log.error)(
+                    "could not update the timers file %s (%s); the previous file is kept",
+                    self.path, exc.strerror or exc)
+                failing = True
+                fired += due
             for entry in sorted(due, key=lambda e: e.due):
                 self._fire(announce, entry, late=entry.due < started - LATE_SECONDS)
             with self._cond:
@@ -177,6 +187,28 @@ def clean_label(label: str) -> str:
     words = re.sub(r"[^\w\s'-]", " ", label.lower()).split()
     drop = {"the", "my", "a", "an", "timer", "timers", "alarm", "alarms", "for"}
     return " ".join(w for w in words if w not in drop)
+
+
+def timer_label(label: str) -> str:
+    """clean_label without a length repeated in it: small models send label='5' or
+    '20 minutes' ("a 5 minute 5 timer"); '10 minute pasta' keeps 'pasta'."""
+    cleaned = clean_label(label)
+    digits = numbers_in(cleaned)
+    unit = r"(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?)"
+    rest = re.sub(rf"\b\d+(?:\.\d+)?\s*{unit}\b|\b{unit}\b|\b(?:and|half)\b", " ", digits)
+    rest = " ".join(rest.split())
+    if not re.sub(r"\b\d+(?:\.\d+)?\b", "", rest).strip():
+        return ""
+    return cleaned if rest == digits else rest
+
+
+def spoken_length(seconds: float) -> str:
+    """'1 hour and 30 minutes'; whole minutes only when 10 minutes or more remain."""
+    seconds = round(seconds / 60) * 60 if seconds >= 600 else round(seconds)
+    parts = spoken_duration(seconds).rsplit(" ", 2)
+    if len(parts) == 3 and re.match(r"\d", parts[1]):
+        return f"{parts[0]} and {parts[1]} {parts[2]}"
+    return spoken_duration(seconds)
 
 
 def alarm_due(text: str, zone: tzinfo | None, now: float) -> float:
@@ -232,9 +264,10 @@ def make_tools(timers: Timers) -> list[Tool]:
         seconds = parse_duration(duration)
         if not 1 <= seconds <= MAX_SECONDS:
             raise ToolError("a timer must be between 1 second and 7 days long.")
-        entry = Entry("timer", clean_label(label), timers.clock() + seconds, seconds)
+        entry = Entry("timer", timer_label(label), timers.clock() + seconds, seconds)
         timers.add(entry)
-        return f"Started a {entry.name(timers.zone)}."
+        what = f": {entry.label}." if entry.label else "."
+        return f"Timer set for {spoken_length(seconds)}{what}"
 
     @tool(speaks_result=True, writes=True, grounded=("label",))
     def set_alarm(time: str, label: str = "") -> str:
@@ -257,14 +290,20 @@ def make_tools(timers: Timers) -> list[Tool]:
         on a timer."""
         entries = timers.pending()
         if not entries:
-            return "No timers or alarms are set."
+            return "You have no timers or alarms set."
         now = timers.clock()
         parts = [
-            f"{e.name(timers.zone)}, {spoken_duration(e.due - now)} left" if e.kind == "timer"
-            else f"{e.label + ' ' if e.label else ''}alarm at {_when(e.due, now, timers.zone)}"
+            f"Your {e.name(timers.zone)} has {spoken_length(e.due - now)} left."
+            if e.kind == "timer"
+            else f"Your {e.label + ' ' if e.label else ''}alarm is set for "
+                 f"{_when(e.due, now, timers.zone)}."
             for e in entries
         ]
-        return f"{len(parts)} set: " + "; ".join(parts) + "."
+        if len(parts) > 1:
+            counts = [f"{n} {kind}{'s' if n != 1 else ''}" for kind in ("timer", "alarm")
+                      if (n := sum(e.kind == kind for e in entries))]
+            parts.insert(0, f"You have {' and '.join(counts)}.")
+        return " ".join(parts)
 
     @tool(speaks_result=True, writes=True, destroys=True)
     def cancel_timer(which: str = "") -> str:
@@ -276,7 +315,7 @@ def make_tools(timers: Timers) -> list[Tool]:
         """
         entries = timers.pending()
         if not entries:
-            raise ToolError("no timers or alarms are set, so there is nothing to cancel.")
+            return "There are no timers or alarms to cancel."
         words = which.lower().split()
         kinds = {k for k in ("timer", "alarm") if any(w.startswith(k) for w in words)}
         candidates = [e for e in entries if not kinds or e.kind in kinds]
@@ -287,11 +326,13 @@ def make_tools(timers: Timers) -> list[Tool]:
             chosen = candidates if len(candidates) == 1 else []
         else:
             chosen = [e for e in candidates if e.label == wanted] or [
-                e for e in candidates if wanted in e.name(timers.zone)]
+                e for e in candidates if wanted in e.name(timers.zone).lower()]
         if not chosen:
             names = "; ".join(e.name(timers.zone) for e in entries)
             raise ToolError(f"which one? Set now: {names}. Give its label, or 'all'.")
         chosen = timers.remove(chosen)
-        return "Cancelled " + ", ".join(f"the {e.name(timers.zone)}" for e in chosen) + "."
+        gone = [f"the {e.name(timers.zone)}" for e in chosen]
+        return "Cancelled " + (gone[0] if len(gone) == 1
+                               else ", ".join(gone[:-1]) + " and " + gone[-1]) + "."
 
     return [set_timer, set_alarm, list_timers, cancel_timer]
