@@ -29,7 +29,7 @@ def registry(tmp_path) -> Iterator[ToolRegistry]:
     [
         ("What time is it?", "get_time", {}, "It is "),
         ("What is 12 times 7?", "calculate", {"expression": "12 times 7"}, "= 84"),
-        ("Set a timer for 5 minutes", "set_timer", {"duration": "5 minutes"}, "Started a"),
+        ("Set a timer for 5 minutes", "set_timer", {"duration": "5 minutes"}, "Timer set for"),
         ("Add milk to the shopping list", "add_to_list",
          {"list_name": "shopping", "items": "milk"}, "Added milk to your new shopping list"),
     ],

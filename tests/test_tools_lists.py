@@ -36,7 +36,7 @@ def test_singular_and_plural_names_and_aliases(t):
 def test_duplicates_are_not_added_twice(t):
     t["add_to_list"](list_name="shopping", items="apples")
     assert t["add_to_list"](list_name="shopping", items="Apple") == (
-        "apple is already on your shopping list.")
+        "Apple is already on your shopping list.")
 
 
 def test_to_do_list_names(t):
@@ -48,7 +48,7 @@ def test_to_do_list_names(t):
 def test_remove_and_clear(t):
     t["add_to_list"](list_name="shopping", items="apples, eggs and milk")
     assert t["remove_from_list"](list_name="shopping", items="apple and cheese") == (
-        "Removed apples from your shopping list. cheese was not on it.")
+        "Removed apples from your shopping list. Cheese was not on it.")
     with pytest.raises(ToolError, match="cheese is not on the shopping list; it has eggs and milk"):
         t["remove_from_list"](list_name="shopping", items="cheese")
     assert t["clear_list"](list_name="shopping") == "Your shopping list is now empty."

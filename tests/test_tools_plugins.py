@@ -80,7 +80,8 @@ def test_only_a_context_that_fires_timers_announces_them(tmp_path, boxes):
 
     one_shot = build_tools(config, ToolContext(tmp_path, "ask", announce=announce))
     boxes.append(one_shot)
-    assert one_shot.registry.run(ToolCall("1", "list_timers", {}))[0].startswith("1 set: 1 hour")
+    assert one_shot.registry.run(ToolCall("1", "list_timers", {}))[0].startswith(
+        "Your 1 hour soup timer has ")
     one_shot.close()
     assert heard == []
     running = build_tools(config, ToolContext(tmp_path, "ptt", announce=announce,

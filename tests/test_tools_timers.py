@@ -98,9 +98,9 @@ def test_alarm_picks_the_next_matching_time():
 def test_timer_fires_while_idle_and_is_announced(timers):
     t = tools(timers)
     assert t["set_timer"](duration="1 second", label="the pasta timer") == (
-        "Started a 1 second pasta timer.")
+        "Timer set for 1 second: pasta.")
     assert timers.announcer.wait() == ["Your 1 second pasta timer is done."]
-    assert t["list_timers"]() == "No timers or alarms are set."
+    assert t["list_timers"]() == "You have no timers or alarms set."
 
 
 def test_set_list_and_cancel(timers):
@@ -109,15 +109,29 @@ def test_set_list_and_cancel(timers):
     t["set_timer"](duration="10 minutes")
     assert t["set_alarm"](time="7:30 am", label="wake up").startswith("Alarm set for 7:30 AM")
     listing = t["list_timers"]()
-    assert listing.startswith("3 set: 5 minute eggs timer, ")
-    assert "wake up alarm at 7:30 AM" in listing
+    assert listing.startswith("You have 2 timers and 1 alarm. Your 5 minute eggs timer has ")
+    assert "Your wake up alarm is set for 7:30 AM" in listing
     with pytest.raises(ToolError, match="which one.*eggs timer"):
         t["cancel_timer"](which="")  # three are set: the model must say which
     assert t["cancel_timer"](which="Eggs") == "Cancelled the 5 minute eggs timer."
     assert t["cancel_timer"](which="the timer") == "Cancelled the 10 minute timer."
     assert t["cancel_timer"](which="all") == "Cancelled the wake up alarm."
-    with pytest.raises(ToolError, match="nothing to cancel"):
-        t["cancel_timer"](which="all")
+    assert t["cancel_timer"](which="all") == "There are no timers or alarms to cancel."
+
+
+def test_spoken_results_read_naturally(timers):
+    t = tools(timers)
+    # labels small models invent from the length itself are dropped
+    assert t["set_timer"](duration="5 minutes", label="5") == "Timer set for 5 minutes."
+    assert t["set_timer"](duration="20 minutes", label="20 minutes") == (
+        "Timer set for 20 minutes.")
+    assert t["set_timer"](duration="an hour and a half", label="10 minute bread") == (
+        "Timer set for 1 hour and 30 minutes: bread.")
+    assert t["set_timer"](duration="half a minute", label="tea") == (
+        "Timer set for 30 seconds: tea.")
+    assert t["cancel_timer"](which="all timers") == (
+        "Cancelled the 5 minute timer, the 20 minute timer, the 1 hour 30 minute bread timer "
+        "and the 30 second tea timer.")
 
 
 def test_alarm_in_a_relative_time_and_bad_lengths(timers):
@@ -139,7 +153,7 @@ def test_restart_keeps_timers(tmp_path):
     first.close()
     second = Timers(path, Announcer())
     try:
-        assert tools(second)["list_timers"]().startswith("1 set: 1 hour bread timer, ")
+        assert tools(second)["list_timers"]().startswith("Your 1 hour bread timer has ")
     finally:
         second.close()
 
@@ -182,6 +196,6 @@ def test_without_a_speaker_timers_are_kept_not_fired(tmp_path):
     past.close()
     quiet = Timers(path, None)  # overdue, but nobody can hear it: left for the assistant
     try:
-        assert tools(quiet)["list_timers"]().startswith("1 set: 1 hour soup timer")
+        assert tools(quiet)["list_timers"]().startswith("Your 1 hour soup timer has ")
     finally:
         quiet.close()
