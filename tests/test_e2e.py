@@ -262,7 +262,7 @@ def test_systemd_units_verify(tmp_path: Path) -> None:
         text = (REPO / "systemd" / f"voiceagent-{mode}.service").read_text()
         unit = tmp_path / f"voiceagent-{mode}.service"
         unit.write_text(text.replace("@REPO@", str(REPO)).replace("@USER@", "root")
-                        .replace("@UID@", "0"))
+                        .replace("@UID@", "0").replace("@HOME@", "/root"))
         result = subprocess.run([analyze, "verify", str(unit)], capture_output=True, text=True)
         problems = [line for line in result.stderr.splitlines() if str(unit) in line]
         assert result.returncode == 0 and not problems, result.stderr
