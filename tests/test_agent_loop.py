@@ -9,8 +9,7 @@ import pytest
 
 from voiceagent.agent.events import Cancelled, Cap, Error, Events, Recording, Request
 from voiceagent.agent.loop import CANCELLED, CAP_SENTENCES, DECLINED, Agent, TurnResult
-from voiceagent.agent.messages import Message, Reply, ToolCall, Usage
-from voiceagent.agent.providers import Price
+from voiceagent.agent.messages import Message, Price, Reply, ToolCall, Usage
 from voiceagent.agent.session import unpaired
 from voiceagent.agent.tools import ToolRegistry, tool
 from voiceagent.config import AgentConfig

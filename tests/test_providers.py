@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
-from voiceagent.agent.messages import Message, Usage
-from voiceagent.agent.providers import PROVIDERS, Price, Provider, make_chat_model, price_for
+from voiceagent.agent.messages import Message, Price, Usage
+from voiceagent.agent.providers import PROVIDERS, Provider, make_chat_model, price_for
 from voiceagent.agent.wire_anthropic import AnthropicChat
 from voiceagent.agent.wire_openai import OpenAIChat
 from voiceagent.config import LLMConfig
@@ -82,3 +85,11 @@ def test_a_new_provider_is_one_table_entry(monkeypatch):
     model = make_chat_model(LLMConfig(provider="mycloud"))
     assert isinstance(model, OpenAIChat) and model.base_url == "http://127.0.0.1:7/v1"
     model.close()
+
+
+def test_the_core_imports_no_http_client() -> None:
+    """The loop and the assistant work with any ChatModel; httpx comes with the adapters."""
+    code = ("import sys, voiceagent.agent.loop, voiceagent.assistant; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'httpx'))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

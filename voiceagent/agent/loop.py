@@ -39,8 +39,7 @@ from voiceagent.agent.events import (
     UserText,
 )
 from voiceagent.agent.grounding import grounding_error
-from voiceagent.agent.messages import Message, Reply, ToolCall, Usage
-from voiceagent.agent.providers import Price
+from voiceagent.agent.messages import Message, Price, Reply, ToolCall, Usage
 from voiceagent.agent.spoken import SpokenFilter
 from voiceagent.agent.tools import ToolRegistry
 from voiceagent.config import AgentConfig

@@ -85,6 +85,18 @@ class Usage:
 
 
 @dataclass(frozen=True)
+class Price:
+    """What a model costs, in US dollars per million tokens (for the cost cap)."""
+
+    input_per_mtok: float
+    output_per_mtok: float
+
+    def cost(self, usage: Usage) -> float:
+        return (usage.input_tokens * self.input_per_mtok
+                + usage.output_tokens * self.output_per_mtok) / 1e6
+
+
+@dataclass(frozen=True)
 class Reply:
     """What the model answered to one request."""
 

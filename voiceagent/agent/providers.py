@@ -13,24 +13,12 @@ from typing import Literal
 
 import httpx
 
-from voiceagent.agent.messages import Usage
+from voiceagent.agent.messages import Price
 from voiceagent.config import LLMConfig
 from voiceagent.errors import ConfigError
 from voiceagent.ports import ChatModel
 
 Wire = Literal["openai", "anthropic"]
-
-
-@dataclass(frozen=True)
-class Price:
-    """What a model costs, in US dollars per million tokens."""
-
-    input_per_mtok: float
-    output_per_mtok: float
-
-    def cost(self, usage: Usage) -> float:
-        return (usage.input_tokens * self.input_per_mtok
-                + usage.output_tokens * self.output_per_mtok) / 1e6
 
 
 @dataclass(frozen=True)
