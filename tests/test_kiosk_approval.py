@@ -15,7 +15,8 @@ pytestmark = [pytest.mark.real, pytest.mark.audio]
 
 @pytest.mark.parametrize("reply,runs", [("Yes, go ahead.", True), ("No, don't.", False)])
 def test_a_spoken_answer_decides_an_approval_in_kiosk_mode(
-    tmp_path: Path, llm_base_url: str, pulse, speech, running, reply: str, runs: bool
+    tmp_path: Path, llm_base_url: str, pulse, speech, running,  # noqa: F811
+    reply: str, runs: bool,
 ) -> None:
     trash = tmp_path / "trash-mark"
     extra = (f'[trigger]\nmode = "kiosk"\n'
