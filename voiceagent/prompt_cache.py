@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -23,6 +24,7 @@ from voiceagent.agent.loop import Agent
 from voiceagent.agent.messages import Message
 from voiceagent.errors import ChatError
 from voiceagent.llm_server import LLMServer
+from voiceagent.ports import ChatModel
 
 log = logging.getLogger(__name__)
 
@@ -42,29 +44,31 @@ class Prefix:
     """`<model>-<sha256 of model identity and text>.bin`, inside the server's slot_dir."""
 
 
-def describe(server: LLMServer, agent: Agent) -> Prefix | None:
-    """The agent's prefix as this server renders it; None when the model client cannot say
-    what it sends (not an OpenAI-compatible client)."""
-    body = _request(agent)
+def describe(server: LLMServer, agent: Agent, model: ChatModel | None = None) -> Prefix | None:
+    """The agent's prefix as this server renders it for `model` (default: the agent's); None
+    when the model client cannot say what it sends (not an OpenAI-compatible client)."""
+    body = _request(agent, model or agent.model)
     if body is None:
         return None
     prompt = str(_post(server, "/apply-template", {"messages": body["messages"],
                                                   "tools": body.get("tools", [])})["prompt"])
     text = prompt[: prompt.rfind(PROBE)]
     tokens = len(_post(server, "/tokenize", {"content": text, "add_special": False})["tokens"])
-    model = server.model
-    size = model.stat().st_size if model.exists() else 0
-    digest = hashlib.sha256(f"{model.name}\n{size}\n{text}".encode()).hexdigest()[:16]
-    return Prefix(text, tokens, f"{model.stem}-{digest}.bin")
+    gguf = server.model
+    size = gguf.stat().st_size if gguf.exists() else 0
+    digest = hashlib.sha256(f"{gguf.name}\n{size}\n{text}".encode()).hexdigest()[:16]
+    return Prefix(text, tokens, f"{gguf.stem}-{digest}.bin")
 
 
-def prime(server: LLMServer, agent: Agent) -> str:
+def prime(server: LLMServer, agent: Agent, model: ChatModel | None = None) -> str:
     """Put the agent's prefix into the server's cache: restore the saved file, or prefill it
-    once and save it. Returns "restored", "saved", or "off" (nothing could be done)."""
+    once and save it. `model` talks to `server` (default: the agent's own, which may not be
+    connected yet). Returns "restored", "saved", or "off" (nothing could be done)."""
+    model = model or agent.model
     if server.slot_dir is None:
         return "off"
     try:
-        prefix = describe(server, agent)
+        prefix = describe(server, agent, model)
     except ChatError as exc:
         log.info("prompt cache off: %s", exc)
         return "off"
@@ -81,7 +85,7 @@ def prime(server: LLMServer, agent: Agent) -> str:
             path.unlink(missing_ok=True)
     log.info("prefilling the prompt prefix (%d tokens) once; it is saved for the next start",
              prefix.tokens)
-    agent.warm_up()
+    _prefill(agent, model)
     if not _save(server, prefix):
         return "off"
     for stale in server.slot_dir.glob(f"{server.model.stem}-*.bin"):
@@ -109,8 +113,19 @@ def _save(server: LLMServer, prefix: Prefix) -> bool:
     return False
 
 
-def _request(agent: Agent) -> dict[str, Any] | None:
-    request_body = getattr(agent.model, "request_body", None)
+def _prefill(agent: Agent, model: ChatModel) -> None:
+    """The warm-up request (prefix + PROBE), stopped at its first token: by then the prompt is
+    in the slot's cache."""
+    enough = threading.Event()
+    try:
+        model.complete(agent.config.system_prompt, [*agent.prefix, Message("user", PROBE)],
+                       agent.tools.specs(), on_text=lambda _: enough.set(), cancel=enough)
+    except ChatError as exc:
+        log.info("prefilling the prompt prefix failed: %s", exc)
+
+
+def _request(agent: Agent, model: ChatModel) -> dict[str, Any] | None:
+    request_body = getattr(model, "request_body", None)
     if request_body is None:
         return None
     messages = [*agent.prefix, Message("user", PROBE)]
