@@ -327,6 +327,8 @@ REFUSALS = [
     ("Set the brightness of the kitchen light to 50%", "devices"),
     ("arm the alarm system", "devices"),
     ("activate movie mode", "devices"),
+    ("what is the temperature in the living room", "devices"),
+    ("what's the temperature", "weather"),
     ("what's the news", "news"),
     ("read me the headlines", "news"),
     ("call my mom", "calls"),
@@ -360,8 +362,12 @@ def test_requests_nothing_here_serves_get_an_honest_sentence_and_no_tool(command
     ("stop", "stop", "OK."), ("Never mind.", "stop", "OK."), ("cancel that", "stop", "OK."),
     ("forget it", "stop", "OK."), ("that's all", "stop", "OK."),
     ("Thank you very much!", "thanks", "You're welcome."),
+    ("add 5 minutes to my timer", "timer_change",
+     "I can't change a running timer or alarm: I can cancel it, or set a new one."),
+    ("pause the timer", "timer_change",
+     "I can't change a running timer or alarm: I can cancel it, or set a new one."),
 ])
-def test_stop_and_thanks_need_no_tool(commands, said, intent, reply):
+def test_stop_thanks_and_timer_changes_need_no_tool(commands, said, intent, reply):
     assert commands.match(said) == LocalMatch(intent, None, {}, reply)
 
 
