@@ -87,10 +87,21 @@ def test_wav_file_player_collects_everything(tmp_path):
     assert written.seconds == pytest.approx(0.16 + 0.5 + 0.16, abs=0.01)
 
 
-def test_null_player_plays_nothing():
+def test_wav_file_player_writes_a_file_even_when_nothing_was_said(tmp_path):
+    player = WavFilePlayer(tmp_path / "silent.wav")
+    player.close()
+    assert read_wav(tmp_path / "silent.wav").seconds == 0
+
+
+@pytest.mark.audio
+def test_null_player_plays_nothing(pulse):
     player = NullPlayer()
-    player.play(chime("start"))
-    player.stop()
+    with pulse.record_speaker() as wav:
+        player.play(Audio(0.3 * np.sin(np.arange(22050, dtype=np.float32) * 0.1), 22050))
+        player.stop()
+        time.sleep(0.5)  # the recorder's own latency, as above
+    heard = read_wav(wav)
+    assert heard.seconds > 0.3 and voiced_seconds(heard) == 0
 
 
 @pytest.mark.parametrize("kind", ["start", "stop"])
