@@ -5,7 +5,9 @@ This is the one place a turn is decided, whoever drives it (front ends, bench, e
 - it cannot wedge: every cap (steps, seconds, tokens, money) ends the turn with a short
   spoken sentence and a "cap" event;
 - the one retry policy: a failed request is retried once (after bringing a dead server back)
-  unless words were already spoken; then one apology, never two;
+  unless words were already spoken; then one apology, never two. (The wire adapter's re-ask
+  without tools when llama.cpp rejects a malformed tool call is recovery of the model's
+  output within one request, not a retry: it speaks nothing of its own);
 - every tool call gets a result paired to its id, even when the turn is cancelled half-way;
   a model that repeats a call it already has the answer to is told so, then stopped;
 - a call runs only on what the user said (grounded arguments, destructive tools only when
