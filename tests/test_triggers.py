@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import ctypes
 import io
 import os
 import pty
-import struct
 import termios
 import time
 from pathlib import Path
@@ -15,12 +15,31 @@ import pytest
 from voiceagent.errors import DeviceError
 from voiceagent.triggers import EVDEV_KEYS, EvdevKeys, KeyEvent, LineKeys, TerminalKeys
 
-EV_KEY, EV_SYN = 1, 0
+EV_KEY, EV_SYN = 1, 0  # linux/input-event-codes.h
+
+
+class InputEvent(ctypes.Structure):
+    """`struct input_event` as linux/input.h declares it, laid out by ctypes with the C ABI:
+
+        struct input_event { struct timeval time; __u16 type; __u16 code; __s32 value; };
+        struct timeval { long tv_sec; long tv_usec; };   (the kernel's __kernel_old_timeval)
+
+    written here from the header, not from the code's own struct format."""
+
+    _fields_ = [("tv_sec", ctypes.c_long), ("tv_usec", ctypes.c_long),
+                ("type", ctypes.c_uint16), ("code", ctypes.c_uint16), ("value", ctypes.c_int32)]
 
 
 def record(etype: int, code: int, value: int) -> bytes:
     now = time.time()
-    return struct.pack("llHHi", int(now), int(now % 1 * 1e6), etype, code, value)
+    return bytes(InputEvent(int(now), int(now % 1 * 1e6), etype, code, value))
+
+
+def test_the_record_layout_is_the_kernels() -> None:
+    """24 bytes on 64-bit Linux (x86-64, aarch64), 16 on 32-bit: 2 longs, 2 u16, an s32."""
+    assert ctypes.sizeof(InputEvent) == 2 * ctypes.sizeof(ctypes.c_long) + 8
+    assert InputEvent.type.offset == 2 * ctypes.sizeof(ctypes.c_long)
+    assert InputEvent.value.offset == InputEvent.type.offset + 4
 
 
 def next_event(source, timeout: float = 5.0) -> KeyEvent:
