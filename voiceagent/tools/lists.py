@@ -104,6 +104,14 @@ class Lists:
             raise ToolError(f"there is no {slug!r} list. Your lists: {self._known()}.")
         return slug
 
+    def missing(self, name: str) -> str | None:
+        """The spoken answer when list `name` does not exist yet; None when it does."""
+        names = self.names()
+        if name in names:
+            return None
+        known = f" Your lists: {spoken_join(names)}." if names else ""
+        return f"You have no {name} list yet.{known}"
+
     def _known(self) -> str:
         return ", ".join(self.names()) or "none yet (adding an item creates a list)"
 
@@ -162,7 +170,9 @@ def make_tools(data_dir: Path, aliases: dict[str, str]) -> tuple[list[Tool], Lis
         if _slug(list_name) in ALL_WORDS:
             names = lists.names()
             return f"Your lists: {spoken_join(names)}." if names else "You have no lists yet."
-        name = lists.resolve(list_name, must_exist=True)
+        name = lists.resolve(list_name, must_exist=False)
+        if lists.missing(name):
+            return str(lists.missing(name))
         items = lists.read(name)
         if not items:
             return f"Your {name} list is empty."
@@ -177,15 +187,16 @@ def make_tools(data_dir: Path, aliases: dict[str, str]) -> tuple[list[Tool], Lis
             list_name: the list's name as the user said it.
             items: exactly what the user asked to remove, in their words.
         """
-        name = lists.resolve(list_name, must_exist=True)
+        name = lists.resolve(list_name, must_exist=False)
+        if lists.missing(name):
+            return str(lists.missing(name))
         current = lists.read(name)
-        wanted = split_items(items)
+        wanted = split_items(items) or [items.strip()]
         gone = [c for c in current if any(_same(w, c) for w in wanted)]
         missing = [w for w in wanted if not any(_same(w, c) for c in current)]
-        if not gone:
-            on = spoken_join(current) if current else "nothing"
-            raise ToolError(f"{spoken_join(wanted or [items])} is not on the {name} list; "
-                            f"it has {on}.")
+        if not gone:  # an answer, not an error: the user hears what is on the list
+            on = f"; it has {spoken_join(current)}." if current else ", which is empty."
+            return _sentence(f"{spoken_join(wanted)} {_be(wanted)} not on your {name} list{on}")
         lists.write(name, [c for c in current if c not in gone])
         tail = (f" {_sentence(spoken_join(missing))} {_be(missing, 'was')} not on it."
                 if missing else "")
@@ -198,7 +209,9 @@ def make_tools(data_dir: Path, aliases: dict[str, str]) -> tuple[list[Tool], Lis
         Args:
             list_name: the list's name as the user said it.
         """
-        name = lists.resolve(list_name, must_exist=True)
+        name = lists.resolve(list_name, must_exist=False)
+        if lists.missing(name):
+            return str(lists.missing(name))
         lists.write(name, [])
         return f"Your {name} list is now empty."
 
