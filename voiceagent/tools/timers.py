@@ -328,8 +328,11 @@ def make_tools(timers: Timers) -> list[Tool]:
             chosen = [e for e in candidates if e.label == wanted] or [
                 e for e in candidates if wanted in e.name(timers.zone).lower()]
         if not chosen:
-            names = "; ".join(e.name(timers.zone) for e in entries)
-            raise ToolError(f"which one? Set now: {names}. Give its label, or 'all'.")
+            names = [f"the {e.name(timers.zone)}" for e in entries]  # an answer, not an error
+            have = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+            if not candidates:
+                return f"You have no {' or '.join(sorted(kinds))} set, only {have}."
+            return f"Which one? You have {have}."
         chosen = timers.remove(chosen)
         gone = [f"the {e.name(timers.zone)}" for e in chosen]
         return "Cancelled " + (gone[0] if len(gone) == 1
