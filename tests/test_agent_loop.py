@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from voiceagent.agent.events import Cancelled, Cap, Error, Events, Recording, Request
+from voiceagent.agent.events import Cancelled, Cap, Error, Events, Recording
 from voiceagent.agent.loop import CANCELLED, CAP_SENTENCES, DECLINED, Agent, TurnResult
 from voiceagent.agent.messages import Message, Price, Reply, ToolCall, Usage
 from voiceagent.agent.session import unpaired
@@ -212,14 +212,6 @@ def test_an_invalid_call_is_not_put_to_the_user_for_approval():
     assert asked == [] and "missing required parameter 'path'" in result.tool_calls[0][1]
 
 
-def test_chat_error_is_retried_once():
-    model = ScriptedChatModel().enqueue(ChatError("HTTP 500")).enqueue("Fine.")
-    agent, rec = make(model)
-    result, _ = run(agent)
-    assert (result.stop, result.answer) == ("done", "Fine.")
-    assert [e.fields["attempt"] for e in rec.of_type(Request)] == [1, 2]
-
-
 def test_a_second_failure_is_a_spoken_apology_carrying_the_error_kind():
     down = ServerDown("nothing answers at http://127.0.0.1:9/v1")
     model = ScriptedChatModel().enqueue(down).enqueue(down)
@@ -229,16 +221,6 @@ def test_a_second_failure_is_a_spoken_apology_carrying_the_error_kind():
     assert spoken == [result.answer] and result.answer.startswith("Sorry")
     assert rec.first(Error).fields["kind"] == "ServerDown"
     model.assert_consumed()
-
-
-def test_no_retry_after_text_was_spoken():
-    model = ScriptedChatModel().enqueue(ChatError("dropped"),
-                                        deltas=["The answer is 42. ", "And then"])
-    agent, _ = make(model)
-    result, spoken = run(agent)
-    assert result.stop == "error" and spoken[0] == "The answer is 42. "
-    assert "".join(spoken) == result.answer == result.messages[-1].text
-    assert result.answer.startswith("The answer is 42. Sorry")  # the half sentence is dropped
 
 
 def test_a_half_sentence_before_a_failure_is_dropped_and_the_request_retried():

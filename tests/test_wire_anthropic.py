@@ -59,6 +59,12 @@ def test_tool_use_blocks_are_assembled_from_input_json_deltas(server):
                            ToolCall("toolu_2", "add", {}))
 
 
+def test_arguments_that_are_not_json_are_kept_for_the_model(server):
+    server.script(anthropic_stream(calls=[("toolu_1", "add", '{"a": 2,')]))
+    reply, _ = ask(server)
+    assert reply.calls == (ToolCall("toolu_1", "add", {}, bad_json='{"a": 2,'),)
+
+
 def test_an_error_event_mid_stream_is_a_chat_error(server):
     events = [("message_start", json.dumps({"type": "message_start", "message": {"usage": {}}})),
               ("error", json.dumps({"type": "error", "error": {
