@@ -15,7 +15,7 @@ from voiceagent.agent.grounding import clearly_asked_to_destroy, unsaid_words
 from voiceagent.agent.loop import FAILED_SENTENCE, MISHEARD_SENTENCE, Agent, TurnResult
 from voiceagent.agent.spoken import unspeakable
 from voiceagent.config import AgentConfig, load_config
-from voiceagent.errors import ServerDown, ToolError
+from voiceagent.errors import ServerDown
 from voiceagent.testing import ScriptedChatModel, calls
 from voiceagent.tools import ToolContext, build_tools
 
@@ -83,8 +83,8 @@ def test_an_invented_list_item_is_never_written_and_the_model_hears_why(tools):
     result, spoken = run(agent, "Happens to my shopping list.")
     (_, text, is_error), = result.tool_calls
     assert is_error and "bananas" in text
-    with pytest.raises(ToolError):  # nothing was written: the list does not even exist
-        tools.get("read_list").func(list_name="shopping")
+    # nothing was written: the list does not even exist
+    assert tools.get("read_list").func(list_name="shopping").startswith("You have no shopping")
     assert spoken == "What would you like me to add?"
     assert "rror" not in spoken
 
@@ -108,7 +108,7 @@ def test_nothing_that_writes_runs_on_a_doubtful_transcript(tools):
     agent, _ = make(model, tools)
     result, spoken = run(agent, "how many minutes in three hours", doubtful=True)
     assert result.stop == "misheard" and spoken == MISHEARD_SENTENCE
-    assert "No timers" in tools.get("list_timers").func()
+    assert "no timers" in tools.get("list_timers").func()
 
 
 def test_a_question_on_a_doubtful_transcript_is_still_answered(tools):
@@ -172,12 +172,12 @@ def test_a_local_reply_without_a_tool(tools):
 
 
 def test_a_local_match_whose_tool_fails_goes_to_the_model(tools):
-    model = ScriptedChatModel().enqueue("There is nothing to cancel.")
-    matcher = Matcher("cancel the pasta timer", Match("timer_cancel", "cancel_timer",
-                                                      {"which": "pasta"}))
+    model = ScriptedChatModel().enqueue("A timer can be at most 7 days long.")
+    matcher = Matcher("set a timer for 30 days", Match("timer_start", "set_timer",
+                                                       {"duration": "30 days"}))
     agent, _ = make(model, tools, local=matcher)
-    result, spoken = run(agent, "cancel the pasta timer")
-    assert spoken == "There is nothing to cancel." and len(model.requests) == 1
+    result, spoken = run(agent, "set a timer for 30 days")
+    assert spoken == "A timer can be at most 7 days long." and len(model.requests) == 1
     assert [m.role for m in result.messages] == ["user", "assistant"]
 
 
