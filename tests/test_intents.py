@@ -462,6 +462,18 @@ def test_plugin_tools_bring_their_own_sentences():
     assert commands.match("what time is it") is None  # no clock tool in this registry
 
 
+def test_a_broken_plugin_sentence_is_skipped_not_fatal(caplog):
+    @tool(sentences=["roll a (die", "roll <nothing> dice", "roll a {sides} sided die"])
+    def roll_dice(sides: int = 6) -> str:
+        """Roll a die."""
+        return "4"
+
+    commands = LocalCommands(ToolRegistry([roll_dice]))
+    assert commands.match("roll a twenty sided die") == LocalMatch(
+        "roll_dice", "roll_dice", {"sides": 20})
+    assert "'roll a (die' skipped" in caplog.text and "unknown rule <nothing>" in caplog.text
+
+
 @pytest.mark.parametrize(("said", "expected"), [
     ("Please cancel the tea timer, it's done.", LocalMatch("timer_cancel", "cancel_timer",
                                                             {"which": "tea"})),

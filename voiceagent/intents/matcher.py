@@ -7,19 +7,22 @@ call must pass the tool's own schema. Any doubt means None: the LLM gets the utt
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
 import yaml
-from hassil import Intents, recognize_all
+from hassil import Intents, parse_sentence, recognize_all
 from hassil.recognize import RecognizeResult
 
 from voiceagent.agent.messages import ToolCall
 from voiceagent.agent.tools import ToolRegistry
 from voiceagent.intents import slots
 from voiceagent.intents.normalize import clean
+
+log = logging.getLogger(__name__)
 
 SENTENCE_FILES = ("builtin.yaml", "replies.yaml")
 _CLAUSE = re.compile(r"\s*[,.;!?]\s+|\s*[.;!?]$")
@@ -78,10 +81,11 @@ class LocalCommands:
             if t is None or not t.sentences:
                 continue
             name = tool_name if tool_name not in intents else f"plugin_{tool_name}"
-            intents[name] = {"data": [{"sentences": [
-                self._plugin_sentence(tool_name, s, t.parameters, data["lists"])
-                for s in t.sentences]}]}
-            self._meta[name] = (tool_name, "")
+            sentences = [self._plugin_sentence(tool_name, s, t.parameters, data["lists"])
+                         for s in t.sentences if _usable(tool_name, s, data["expansion_rules"])]
+            if sentences:
+                intents[name] = {"data": [{"sentences": sentences}]}
+                self._meta[name] = (tool_name, "")
         data["intents"] = intents
         self._intents = Intents.from_dict(data)
         for _ in recognize_all("what time is it", self._intents):
@@ -132,10 +136,14 @@ class LocalCommands:
 
     def _match_clean(self, said: str) -> LocalMatch | None:
         best: _Candidate | None = None
-        for result in recognize_all(said, self._intents):
-            candidate = self._candidate(result, said)
-            if candidate is not None and (best is None or candidate.score > best.score):
-                best = candidate
+        try:
+            for result in recognize_all(said, self._intents):
+                candidate = self._candidate(result, said)
+                if candidate is not None and (best is None or candidate.score > best.score):
+                    best = candidate
+        except Exception:  # a matcher fault must never cost the turn: the LLM answers
+            log.exception("local command matching failed on %r", said)
+            return None
         return best.match if best else None
 
     def _candidate(self, result: RecognizeResult, said: str) -> _Candidate | None:
@@ -183,3 +191,19 @@ class LocalCommands:
                 if list_name == slot_name or list_name.endswith(f"__{slot_name}"):
                     return list_name
         return slot_name
+
+
+def _usable(tool: str, sentence: str, rules: dict[str, Any]) -> bool:
+    """A plugin's sentence that parses and names only known <rules>; others are skipped with a
+    warning, so one typo cannot stop the assistant."""
+    try:
+        parse_sentence(sentence)
+    except Exception as exc:
+        log.warning("tool %s: sentence %r skipped: %s", tool, sentence, exc)
+        return False
+    unknown = [r for r in re.findall(r"<(\w+)>", sentence) if r not in rules]
+    if unknown:
+        log.warning("tool %s: sentence %r skipped: unknown rule <%s> (known: %s)", tool,
+                    sentence, unknown[0], ", ".join(sorted(rules)))
+        return False
+    return True
