@@ -6,6 +6,7 @@
   OpenAI-shape or Anthropic-shape responses, streamed or not, or with faults (HTTP errors,
   stalls for timeouts, streams cut off mid-reply); it records every request.
 - FakeSynthesizer and RecordingPlayer: speech output without piper or a sound card.
+- ScriptedKeys and ScriptedListen: key presses and recordings for the keyed front end.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import numpy as np
 
 from voiceagent.agent.messages import Message, Reply, ToolCall, ToolSpec
 from voiceagent.audio import Audio
+from voiceagent.triggers import KeyEvent, KeySource
 
 # --- a scripted chat model -------------------------------------------------------------------
 
@@ -411,6 +413,56 @@ class FakeTranscriber:
     def transcribe(self, audio: Audio) -> str:
         self.heard.append(audio)
         return self.texts.pop(0)
+
+
+# --- keys and a listener for the keyed front end -----------------------------------------------
+
+
+class ScriptedKeys(KeySource):
+    """A KeySource the test presses: `press()`, `release()` and `quit()` queue key events;
+    no thread reads a device. `holds` picks hold-to-talk (True) or press to start and stop."""
+
+    def __init__(self, *, holds: bool = False) -> None:
+        super().__init__()
+        self.holds = holds
+
+    def press(self) -> None:
+        self.events.put(KeyEvent("down"))
+
+    def release(self) -> None:
+        self.events.put(KeyEvent("up"))
+
+    def quit(self) -> None:
+        self.events.put(KeyEvent("quit"))
+
+    def _run(self) -> None:
+        self._closed.wait()
+
+
+class ScriptedListen:
+    """The front end's `listen(stop, end_on_silence=...)` without a microphone: each call
+    "records" until the front end sets `stop` and returns the next clip of its script.
+
+    `listening` is set while a recording runs (a test presses the next key only then);
+    `silence_ends` makes a hold-to-talk recording end by itself, as a pause would.
+    """
+
+    def __init__(self, *clips: Audio, silence_ends: bool = False) -> None:
+        self._clips = deque(clips)
+        self.silence_ends = silence_ends
+        self.listening = threading.Event()
+        self.calls: list[bool] = []
+        """end_on_silence of each call, in order."""
+
+    def __call__(self, stop: threading.Event, *, end_on_silence: bool) -> Audio:
+        self.calls.append(end_on_silence)
+        self.listening.set()
+        try:
+            if not (end_on_silence and self.silence_ends):
+                stop.wait(10)
+            return self._clips.popleft() if self._clips else Audio.silence(0)
+        finally:
+            self.listening.clear()
 
 
 # --- a microphone without a device -----------------------------------------------------------
