@@ -59,6 +59,17 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--wav-dir", metavar="DIR", help="WAV questions with .txt transcripts")
     bench.add_argument("--json", metavar="FILE", help="write the results as JSON")
     bench.add_argument("--plot", metavar="FILE.png", help="draw one turn's stage timeline")
+    bench.add_argument("--live", action="store_true",
+                       help="mouth to ear: play the questions into the microphone and record "
+                            "the speaker, through the kiosk front end")
+    bench.add_argument("--feed-sink", default="@DEFAULT_SINK@", metavar="SINK",
+                       help="--live: PulseAudio sink the microphone hears")
+    bench.add_argument("--mic-source", default="@DEFAULT_SOURCE@", metavar="SOURCE",
+                       help="--live: the source the assistant listens to")
+    bench.add_argument("--speaker-source", default="@DEFAULT_MONITOR@", metavar="SOURCE",
+                       help="--live: the monitor of the sink the assistant speaks into")
+    bench.add_argument("--local-commands", choices=("both", "on", "off"), default="both",
+                       help="--live: measure with [agent] local_commands on, off, or both")
     return p
 
 
@@ -174,6 +185,14 @@ def cmd_server(args: argparse.Namespace, config: Config) -> int:
 
 
 def cmd_bench(args: argparse.Namespace, config: Config) -> int:
+    if args.live:
+        from voiceagent.bench.live import LiveOptions, run_live
+
+        options = LiveOptions(feed_sink=args.feed_sink, mic_source=args.mic_source,
+                              speaker_source=args.speaker_source, turns=args.turns,
+                              local_commands=args.local_commands)
+        return run_live(config, options, wav_dir=Path(args.wav_dir) if args.wav_dir else None,
+                        json_path=args.json, plot_path=args.plot)
     from voiceagent.bench.run import run_bench
 
     return run_bench(config, turns=args.turns, wav_dir=Path(args.wav_dir) if args.wav_dir

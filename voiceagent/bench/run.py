@@ -1,12 +1,15 @@
 """`voiceagent bench`: the streaming pipeline measured against a sequential baseline.
 
-Both pipelines share the loaded models, the LLM server and the spoken questions. Every turn
-starts from an empty conversation, so both send identical prompts, and which pipeline goes
-first alternates per question, so the server's prompt cache favours neither. Playback keeps
-real-time pace but is discarded: "first audio" is when the first sample would be heard.
+Both pipelines are the real `Assistant` turn (`answer_audio`), sharing the LLM server, the
+voice and the spoken questions; the sequential one is given a chat model that hands the
+reply on only once it is complete. Every turn starts from an empty conversation (each turn
+asks the assistant to forget it at its end), so both send identical prompts, and which
+pipeline goes first alternates per question, so the server's prompt cache favours neither.
+Playback keeps real-time pace but is discarded: "first audio" is when the first sample
+would be heard. `bench --live` (live.py) measures the same turn on real sound devices.
 
 streaming:  STT -> LLM text streamed into sentences -> TTS -> playback, all overlapping
-sequential: STT -> the complete LLM reply -> TTS of the whole reply -> playback
+sequential: STT -> the complete LLM reply -> TTS sentence by sentence -> playback
 """
 
 from __future__ import annotations
@@ -21,19 +24,20 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from voiceagent.agent.events import Event, Events
+from voiceagent.agent.messages import Message, Reply, ToolSpec
 from voiceagent.assistant import Assistant
-from voiceagent.audio import Audio, concat, load_audio
+from voiceagent.audio import Audio, load_audio
 from voiceagent.bench.report import render_table, summarize, turn_figures, typical_pair, word_errors
 from voiceagent.config import Config
 from voiceagent.errors import VoiceAgentError
-from voiceagent.ports import Synthesizer
+from voiceagent.ports import ChatModel, Synthesizer
 
 BENCH_MODEL = "qwen2.5-coder-0.5b"
 """The LLM the bench uses when [llm] model is empty: a few minutes on 2 cores."""
@@ -118,6 +122,34 @@ class PacedPlayer:
         self._stop.set()
 
 
+class WholeReply:
+    """A ChatModel that passes text on only once the reply is complete (the sequential
+    baseline). The first delta is still reported, empty, so the wait for it is timed."""
+
+    def __init__(self, inner: ChatModel) -> None:
+        self._inner = inner
+
+    def complete(self, system: str, messages: Sequence[Message], tools: Sequence[ToolSpec], *,
+                 on_text: Callable[[str], None] | None = None,
+                 cancel: threading.Event | None = None) -> Reply:
+        if on_text is None:
+            return self._inner.complete(system, messages, tools, cancel=cancel)
+        parts: list[str] = []
+
+        def hold(delta: str) -> None:
+            if not parts:
+                on_text("")
+            parts.append(delta)
+
+        reply = self._inner.complete(system, messages, tools, on_text=hold, cancel=cancel)
+        if parts:
+            on_text("".join(parts))
+        return reply
+
+    def __getattr__(self, name: str) -> Any:  # close() and the like
+        return getattr(self._inner, name)
+
+
 class TurnLog:
     """Every event of the current turn, and the monotonic time its clock started."""
 
@@ -134,45 +166,25 @@ class TurnLog:
 
 @dataclass
 class Bench:
-    """The loaded pipeline parts both runs share."""
+    """The two assistants (one per pipeline) and what records their turns."""
 
-    assistant: Assistant
-    events: Events
+    assistants: dict[str, Assistant]
+    """"streaming" and "sequential"."""
     turn_log: TurnLog
     stages: StageLog
     server_pid: int | None
 
-    def streaming(self, q: Question) -> tuple[str, str, str]:
-        """The product's own turn: Assistant.answer_audio, speech streamed as text arrives."""
-        self.assistant.history = []
-        outcome = self.assistant.answer_audio(q.audio)
+    def turn(self, pipeline: str, q: Question) -> tuple[str, str, str]:
+        """One real turn; the assistant forgets it at its end, so every turn starts empty."""
+        assistant = self.assistants[pipeline]
+        assistant.request_reset()
+        outcome = assistant.answer_audio(q.audio)
         return outcome.transcript or "", outcome.answer, outcome.stop
-
-    def sequential(self, q: Question) -> tuple[str, str, str]:
-        """Each stage waits for the previous one to finish completely."""
-        emit, transcriber = self.events.emit, self.assistant.transcriber
-        assert transcriber is not None
-        self.events.start_turn()
-        emit("turn_start", source="audio")
-        emit("speech_end", audio_s=round(q.audio.seconds, 3))
-        text = transcriber.transcribe(q.audio).strip()
-        emit("stt_done", text=text, audio_s=round(q.audio.seconds, 3))
-        if not text:
-            emit("turn_end", stop="empty")
-            return text, "", "empty"
-        result = self.assistant.agent.run_turn([], text)
-        reply = concat(list(self.assistant.synthesizer.synthesize(result.answer)))
-        if len(reply.samples):
-            emit("audio_start", text=result.answer)
-            self.assistant.player.play(reply)
-            emit("audio_end")
-        emit("turn_end", stop=result.stop)
-        return text, result.answer, result.stop
 
     def measure(self, pipeline: str, q: Question, order: int) -> dict[str, Any]:
         self.stages.take()
         before = cpu_seconds(self.server_pid)
-        transcript, answer, stop = getattr(self, pipeline)(q)
+        transcript, answer, stop = self.turn(pipeline, q)
         after = cpu_seconds(self.server_pid)
         others = (after[0] - before[0]) - (after[1] - before[1]) - (after[2] - before[2])
         errors, n_words = word_errors(q.expected, transcript)
@@ -290,11 +302,18 @@ def _build(config: Config, stack: ExitStack, server_pid: int | None) -> Bench:
     events = Events()
     turn_log = TurnLog()
     events.subscribe(turn_log)
-    assistant = build_assistant(config, stack, mode="bench", player=PacedPlayer(stages),
-                                events=events,
-                                synthesizer=TimedSynthesizer(build_synthesizer(config), stages),
-                                allow_demo=False)
-    return Bench(assistant, events, turn_log, stages, server_pid)
+    synthesizer = TimedSynthesizer(build_synthesizer(config), stages)
+    assistants = {}
+    for pipeline in ("streaming", "sequential"):
+        # one session each: a session file is locked by the assistant that uses it
+        session = dataclasses.replace(config.session, name=f"bench-{pipeline}")
+        assistants[pipeline] = build_assistant(
+            dataclasses.replace(config, session=session), stack, mode="bench",
+            player=PacedPlayer(stages), events=events, synthesizer=synthesizer,
+            allow_demo=False)
+    sequential = assistants["sequential"].agent
+    sequential.model = WholeReply(sequential.model)
+    return Bench(assistants, turn_log, stages, server_pid)
 
 
 def _setup(config: Config, turns: int, questions: int) -> dict[str, Any]:
