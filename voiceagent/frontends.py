@@ -188,6 +188,8 @@ class KioskFrontEnd:
 
     def _start_turn(self, audio: Audio) -> None:
         speech_end = time.monotonic()
+        # "got it", heard at once: the transcript and the answer take seconds more
+        threading.Thread(target=self._chime, args=("stop",), name="chime", daemon=True).start()
         self._join(interrupt=True)  # a new request replaces an answer still running
         self._worker = threading.Thread(target=self._turn, args=(audio, speech_end),
                                         name="turn", daemon=True)
