@@ -54,6 +54,11 @@ def _parser() -> argparse.ArgumentParser:
 
     sub.add_parser("server", help="run the embedded LLM server in the foreground")
 
+    wy = sub.add_parser("wyoming", help="serve speech to text, text to speech and the assistant "
+                        "over Wyoming (Home Assistant)")
+    wy.add_argument("--uri", metavar="tcp://HOST:PORT",
+                    help="where to listen (default: [wyoming] uri, tcp://0.0.0.0:10300)")
+
     bench = sub.add_parser("bench", help="latency benchmark: streaming vs sequential")
     bench.add_argument("--turns", type=int, default=0, help="turns per pipeline (default: all)")
     bench.add_argument("--wav-dir", metavar="DIR", help="WAV questions with .txt transcripts")
@@ -70,6 +75,15 @@ def _parser() -> argparse.ArgumentParser:
                        help="--live: the monitor of the sink the assistant speaks into")
     bench.add_argument("--local-commands", choices=("both", "on", "off"), default="both",
                        help="--live: measure with [agent] local_commands on, off, or both")
+
+    ev = sub.add_parser("evaluate", help="is each turn right? the bundled requests through the "
+                        "real assistant, scored per intent")
+    ev.add_argument("--model", help="bundled model name or .gguf path (default: [llm] model)")
+    ev.add_argument("--local-commands", choices=("on", "off", "both"),
+                    help="answer known commands locally, or not, or run both (default: config)")
+    ev.add_argument("--json", metavar="FILE", help="write every case and the tables as JSON")
+    ev.add_argument("--limit", type=int, default=0, help="at most N requests, spread over intents")
+    ev.add_argument("--intent", default="", help="only intents starting with this (timer, list)")
     return p
 
 
@@ -184,6 +198,12 @@ def cmd_server(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
+def cmd_wyoming(args: argparse.Namespace, config: Config) -> int:
+    from voiceagent.wyoming.server import serve
+
+    return serve(config, uri=args.uri, verbose=args.verbose)
+
+
 def cmd_bench(args: argparse.Namespace, config: Config) -> int:
     if args.live:
         from voiceagent.bench.live import LiveOptions, run_live
@@ -199,6 +219,13 @@ def cmd_bench(args: argparse.Namespace, config: Config) -> int:
                      else None, json_path=args.json, plot_path=args.plot)
 
 
+def cmd_evaluate(args: argparse.Namespace, config: Config) -> int:
+    from voiceagent.bench.evaluate import run_evaluate
+
+    return run_evaluate(config, model=args.model, local=args.local_commands,
+                        json_path=args.json, limit=args.limit, intent=args.intent)
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace, Config], int]] = {
     "run": cmd_run,
     "ask": cmd_ask,
@@ -209,4 +236,6 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, Config], int]] = {
     "models": cmd_models,
     "server": cmd_server,
     "bench": cmd_bench,
+    "evaluate": cmd_evaluate,
+    "wyoming": cmd_wyoming,
 }
