@@ -1,0 +1,359 @@
+"""`voiceagent evaluate`: is each turn right? Requests people say, run through the real turn.
+
+Every case of the corpus (requests.toml, package data) is answered by the assistant the front
+ends use (`build_assistant` -> `Assistant.answer_text`), each in a fresh data folder (empty
+conversation, no lists, no timers) after its setup calls, with speech made and "played"
+silently. What the turn did (its events, `TurnOutcome`, the lists and timers before and
+after) is judged by `judge.py`; the report counts per intent: right tool, right arguments,
+invented arguments, error text read aloud, honest refusals, local vs LLM share, time per turn.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import statistics
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+from voiceagent.agent.events import Event, Events
+from voiceagent.agent.messages import ToolCall
+from voiceagent.assistant import Assistant
+from voiceagent.bench.judge import Call, Case, Observed, Verdict, judge, load_cases
+from voiceagent.config import Config
+from voiceagent.errors import VoiceAgentError
+
+CORPUS = Path(__file__).with_name("requests.toml")
+"""The bundled requests (package data)."""
+SETTINGS = {"on": (True,), "off": (False,), "both": (True, False)}
+
+
+@dataclasses.dataclass
+class Run:
+    """One pass over the corpus with one model and one local-commands setting."""
+
+    model: str
+    local_commands: str
+    """on, off, or n/a (this build has no local commands)."""
+    verdicts: list[Verdict]
+
+
+# --- running cases through the real turn ------------------------------------------------------
+
+
+def run_case(config: Config, case: Case) -> Verdict:
+    """One case with its own assistant in a fresh data folder, judged."""
+    from voiceagent.build import build_assistant
+    from voiceagent.testing import FakeSynthesizer, RecordingPlayer
+
+    with tempfile.TemporaryDirectory(prefix="voiceagent-eval-") as tmp, ExitStack() as stack:
+        config = dataclasses.replace(config, paths=dataclasses.replace(config.paths,
+                                                                       data_dir=tmp))
+        events = Events()
+        assistant = build_assistant(config, stack, mode="ask", player=RecordingPlayer(),
+                                    events=events, synthesizer=FakeSynthesizer(seconds=0.0),
+                                    with_transcriber=False, allow_demo=False)
+        close = getattr(assistant.agent.model, "close", None)
+        if close is not None:  # one HTTP client per case: don't leave its socket behind
+            stack.callback(close)
+        observed = observe(assistant, case, Path(tmp), config.tools.list_aliases)
+    setup_words = " ".join(str(v) for step in case.setup for v in step.args.values())
+    return judge(case, observed, setup_words=setup_words)
+
+
+def observe(assistant: Assistant, case: Case, data: Path,
+            aliases: dict[str, str] | None = None) -> Observed:
+    """Run the case's setup calls, then its turn through `assistant` (whose tools keep their
+    data in `data`), and record what the turn did."""
+    for n, step in enumerate(case.setup, 1):
+        text, failed = assistant.agent.tools.run(ToolCall(f"setup{n}", step.tool, step.args))
+        if failed:
+            raise VoiceAgentError(f"setup {step.tool}{step.args} of {case.say!r} failed: "
+                                  f"{text}; fix the case in the corpus")
+    items_before, notes_before = _items(data, aliases or {}), _notes(data)
+    turn: list[Event] = []
+    listening = [True]
+    assistant.events.subscribe(lambda e: turn.append(e) if listening else None)
+    started = time.monotonic()
+    try:
+        outcome = assistant.answer_text(case.say)
+    finally:
+        listening.clear()
+    seconds = time.monotonic() - started
+    return Observed(
+        answer=outcome.answer,
+        calls=_calls(outcome.tool_calls, turn),
+        stop=outcome.stop,
+        local=any(e.type == "local_command" for e in turn),
+        llm_requests=sum(e.type == "request" for e in turn),
+        seconds=round(seconds, 3),
+        items_before=items_before,
+        items_after=_items(data, aliases or {}),
+        notes_added=tuple(n for n in _notes(data) if n not in notes_before),
+        timers_after=_timers(data),
+    )
+
+
+def _calls(recorded: list[dict[str, Any]], events: list[Event]) -> tuple[Call, ...]:
+    """The turn's tool calls from its outcome, or from its events if the outcome has none."""
+    if recorded:
+        return tuple(Call(c["name"], dict(c.get("args") or {}), str(c.get("result", "")),
+                          bool(c.get("error"))) for c in recorded)
+    results = {e.fields.get("id"): e.fields for e in events if e.type == "tool_result"}
+    calls = []
+    for e in events:
+        if e.type == "tool_call":
+            done = results.get(e.fields.get("id"), {})
+            calls.append(Call(str(e.fields.get("name")), dict(e.fields.get("args") or {}),
+                              str(done.get("result", "")), bool(done.get("error"))))
+    return tuple(calls)
+
+
+def _items(data: Path, aliases: dict[str, str]) -> tuple[str, ...]:
+    from voiceagent.tools.lists import Lists
+
+    lists = Lists(data / "lists", aliases)
+    return tuple(item for name in lists.names() for item in lists.read(name))
+
+
+def _notes(data: Path) -> tuple[str, ...]:
+    path = data / "notes.txt"
+    lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+    return tuple(line.split(" | ", 1)[-1] for line in lines if line.strip())
+
+
+def _timers(data: Path) -> int:
+    from voiceagent.tools.timers import Timers
+
+    return len(Timers(data / "timers.json", None).pending())
+
+
+def evaluate(config: Config, cases: Sequence[Case],
+             progress: Callable[[Verdict], None] | None = None,
+             alive: Callable[[], None] | None = None) -> list[Verdict]:
+    """Every case against the configured model. Each case builds its own assistant, so give
+    it a model that is already running (see `serving`); `alive` runs before each case."""
+    verdicts = []
+    for case in cases:
+        if alive is not None:
+            alive()
+        verdicts.append(run_case(config, case))
+        if progress is not None:
+            progress(verdicts[-1])
+    return verdicts
+
+
+def serving(config: Config, stack: ExitStack) -> tuple[Config, Callable[[], None]]:
+    """For provider local: a running server (started here if none answers) that every case's
+    assistant reuses through [llm] base_url, and a check that restarts it if it died."""
+    if config.llm.provider != "local":
+        return config, lambda: None
+    from voiceagent.llm_server import ensure_server
+
+    url, server = ensure_server(config)
+    config = dataclasses.replace(config, llm=dataclasses.replace(config.llm, base_url=url))
+    if server is None:
+        return config, lambda: None
+    stack.callback(server.stop)
+
+    def alive() -> None:
+        if not server.is_alive():
+            server.restart()
+
+    return config, alive
+
+
+def pick(cases: Sequence[Case], limit: int = 0, intent: str = "") -> list[Case]:
+    """Cases whose intent starts with `intent`; with `limit`, taken in turn from each group
+    (commands, unsupported, chat, near misses) and within it from each intent, so a short
+    run still samples everything."""
+    chosen = [c for c in cases if c.intent.startswith(intent)]
+    if not limit or limit >= len(chosen):
+        return chosen
+    queues: dict[str, dict[str, list[Case]]] = defaultdict(lambda: defaultdict(list))
+    for c in chosen:
+        queues[c.group][c.intent].append(c)
+    order: list[list[Case]] = []  # intent queues, groups interleaved
+    groups = [list(g.values()) for g in queues.values()]
+    while any(groups):
+        order += [g.pop(0) for g in groups if g]
+    picked: list[Case] = []
+    while len(picked) < limit:
+        for queue in order:
+            if queue and len(picked) < limit:
+                picked.append(queue.pop(0))
+    return [c for c in chosen if c in picked]
+
+
+# --- reporting --------------------------------------------------------------------------------
+
+
+def tally(verdicts: Sequence[Verdict]) -> dict[str, Any]:
+    """Counts for one row of a table (an intent, a group, a whole run)."""
+    tools = [v for v in verdicts if v.right_args is not None]
+    refusals = [v for v in verdicts if v.refused is not None]
+    seconds = [v.observed.seconds for v in verdicts]
+    return {
+        "cases": len(verdicts),
+        "right": sum(v.ok for v in verdicts),
+        "right_tool": sum(v.right_tool for v in verdicts),
+        "tool_cases": len(tools),
+        "right_args": sum(bool(v.right_args) for v in tools),
+        "invented": sum(bool(v.invented) for v in verdicts),
+        "error_aloud": sum(bool(v.error_aloud) for v in verdicts),
+        "forbidden": sum(bool(v.forbidden) for v in verdicts),
+        "refusal_cases": len(refusals),
+        "refused": sum(bool(v.refused) for v in refusals),
+        "local": sum(v.observed.local for v in verdicts),
+        "median_s": round(statistics.median(seconds), 2) if seconds else 0.0,
+        "max_s": round(max(seconds), 2) if seconds else 0.0,
+    }
+
+
+def _frac(k: int, n: int) -> str:
+    return f"{k}/{n}" if n else "-"
+
+
+def intent_table(verdicts: Sequence[Verdict]) -> str:
+    """A compact text table: one row per intent, then one per group, then all."""
+    rows: list[tuple[str, list[Verdict]]] = []
+    by_intent: dict[str, list[Verdict]] = defaultdict(list)
+    by_group: dict[str, list[Verdict]] = defaultdict(list)
+    for v in verdicts:
+        by_intent[v.case.intent].append(v)
+        by_group[v.case.group].append(v)
+    rows += sorted(by_intent.items())
+    rows += [(f"[{g}]", vs) for g, vs in by_group.items()]
+    rows.append(("[all]", list(verdicts)))
+    head = (f"{'intent':24} {'n':>3} {'right':>7} {'tool':>7} {'args':>7} {'invent':>6} "
+            f"{'aloud':>5} {'destr':>5} {'refuse':>7} {'local':>7} {'s/turn':>6}")
+    lines = [head, "-" * len(head)]
+    for name, vs in rows:
+        t = tally(vs)
+        lines.append(
+            f"{name:24} {t['cases']:>3} {_frac(t['right'], t['cases']):>7} "
+            f"{_frac(t['right_tool'], t['cases']):>7} {_frac(t['right_args'], t['tool_cases']):>7} "
+            f"{t['invented']:>6} {t['error_aloud']:>5} {t['forbidden']:>5} "
+            f"{_frac(t['refused'], t['refusal_cases']):>7} {_frac(t['local'], t['cases']):>7} "
+            f"{t['median_s']:>6.1f}")
+    return "\n".join(lines)
+
+
+def _pct(k: int, n: int) -> str:
+    return f"{k}/{n} ({100 * k / n:.0f} %)" if n else "-"
+
+
+def markdown_summary(runs: Sequence[Run]) -> str:
+    """The README table: one row per model and local-commands setting."""
+    lines = ["| model | local commands | built-in commands right | invented arguments | "
+             "errors read aloud | honest refusals | chat right | near misses right | "
+             "answered locally | median s/turn |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for run in runs:
+        groups: dict[str, list[Verdict]] = defaultdict(list)
+        for v in run.verdicts:
+            groups[v.case.group].append(v)
+        every = tally(run.verdicts)
+        cmd, unsup = tally(groups["commands"]), tally(groups["unsupported"])
+        chat, near = tally(groups["chat"]), tally(groups["near misses"])
+        lines.append(
+            f"| {run.model} | {run.local_commands} | {_pct(cmd['right'], cmd['cases'])} | "
+            f"{every['invented']} | {every['error_aloud']} | "
+            f"{_pct(unsup['refused'], unsup['cases'])} | {_pct(chat['right'], chat['cases'])} | "
+            f"{_pct(near['right'], near['cases'])} | {_pct(every['local'], every['cases'])} | "
+            f"{every['median_s']:.1f} |")
+    return "\n".join(lines)
+
+
+def case_line(v: Verdict) -> str:
+    """One progress line: verdict, time, path, intent, request, what was called, problems."""
+    o = v.observed
+    path = "local" if o.local else f"llm×{o.llm_requests}"
+    calls = "; ".join(f"{c.name}({_short(c.args)}){'!' if c.error else ''}" for c in o.calls)
+    line = (f"{'ok  ' if v.ok else 'MISS'} {o.seconds:5.1f}s {path:6} {v.case.intent:20} "
+            f"{v.case.say!r} -> {calls or '(no tool)'} | {o.answer[:70]!r}")
+    return line if v.ok else f"{line}\n      {'; '.join(v.problems)}"
+
+
+def _short(args: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v!r}" for k, v in args.items())[:60]
+
+
+def to_json(runs: Sequence[Run], corpus: Path) -> dict[str, Any]:
+    """Everything measured: summaries per run and intent, and every case's details."""
+    out: dict[str, Any] = {"corpus": str(corpus), "runs": []}
+    for run in runs:
+        by_intent: dict[str, list[Verdict]] = defaultdict(list)
+        for v in run.verdicts:
+            by_intent[v.case.intent].append(v)
+        out["runs"].append({
+            "model": run.model,
+            "local_commands": run.local_commands,
+            "summary": tally(run.verdicts),
+            "intents": {k: tally(vs) for k, vs in sorted(by_intent.items())},
+            "cases": [{
+                "say": v.case.say, "intent": v.case.intent, "expected": v.case.tool,
+                "ok": v.ok, "right_tool": v.right_tool, "right_args": v.right_args,
+                "invented": list(v.invented), "error_aloud": v.error_aloud,
+                "refused": v.refused, "forbidden": list(v.forbidden),
+                "problems": list(v.problems), "answer": v.observed.answer,
+                "stop": v.observed.stop, "local": v.observed.local,
+                "llm_requests": v.observed.llm_requests, "seconds": v.observed.seconds,
+                "calls": [dataclasses.asdict(c) for c in v.observed.calls],
+            } for v in run.verdicts],
+        })
+    out["markdown"] = markdown_summary(runs)
+    return out
+
+
+# --- the command ------------------------------------------------------------------------------
+
+
+def run_evaluate(config: Config, *, model: str | None = None, local: str | None = None,
+                 json_path: str | None = None, limit: int = 0, intent: str = "",
+                 corpus: Path = CORPUS, out: Callable[[str], None] = print) -> int:
+    """`voiceagent evaluate`: run the corpus, print each case and the tables, write --json."""
+    if model:
+        llm = dataclasses.replace(config.llm, model=model)
+        if config.llm.provider == "local":  # our own server for this model, not a running one
+            llm = dataclasses.replace(llm, base_url="")
+            config = dataclasses.replace(config, server=dataclasses.replace(config.server,
+                                                                            port=0))
+        config = dataclasses.replace(config, llm=llm)
+    name = config.llm.model or "default model"
+    cases = pick(load_cases(corpus), limit, intent)
+    if not cases:
+        raise VoiceAgentError(f"no cases in {corpus} match --intent {intent!r}")
+    has_local = hasattr(config.agent, "local_commands")
+    if local is None:
+        settings: tuple[bool | None, ...] = (getattr(config.agent, "local_commands", None),)
+    elif has_local:
+        settings = SETTINGS[local]
+    else:
+        out("this build has no local commands: every turn goes to the language model")
+        settings = (None,)
+    runs = []
+    with ExitStack() as stack:
+        config, alive = serving(config, stack)
+        for setting in settings:
+            run_config = config
+            if setting is not None:
+                run_config = dataclasses.replace(config, agent=dataclasses.replace(
+                    config.agent, local_commands=setting))
+            label = {True: "on", False: "off", None: "n/a"}[setting]
+            out(f"== {name}, local commands {label}: {len(cases)} requests ==")
+            verdicts = evaluate(run_config, cases, lambda v: out(case_line(v)), alive)
+            runs.append(Run(name, label, verdicts))
+            out(intent_table(verdicts))
+    out("")
+    out(markdown_summary(runs))
+    if json_path:
+        Path(json_path).write_text(json.dumps(to_json(runs, corpus), indent=1,
+                                              ensure_ascii=False), encoding="utf-8")
+        out(f"wrote {json_path}")
+    return 0
