@@ -4,10 +4,13 @@ keeps trying (run modes), and the demo only for a machine with no model at all."
 
 from __future__ import annotations
 
+import logging
 import os
 import subprocess
 import sys
 import threading
+import time
+from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -15,12 +18,15 @@ import pytest
 
 from voiceagent.agent.demo import MARK
 from voiceagent.agent.messages import Message, Reply
+from voiceagent.agent.session import SessionStore
 from voiceagent.agent.standby import StandbyChat
 from voiceagent.build import build_chat
 from voiceagent.config import Config, LLMConfig, PathsConfig
 from voiceagent.errors import ChatError, ModelError, ServerDown
 from voiceagent.llm_server import ensure_server, probe
 from voiceagent.testing import FakeLLMServer, ScriptedChatModel, openai_stream, unused_url
+from voiceagent.tools.lists import Lists
+from voiceagent.tools.timers import Entry, Timers
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -137,3 +143,123 @@ def test_a_mode_without_audio_devices_says_so_before_loading_anything(tmp_path: 
     assert "no input device" in result.stderr and "is PulseAudio/PipeWire running" in result.stderr
     assert "mode ready" not in result.stderr + result.stdout
     assert not (tmp_path / "data" / "llm-server.log").exists()  # no LLM server was started
+
+
+# --- files on disk: damaged at start, disk full while saving, the wall clock jumping ---------
+
+
+def full_disk(tmp_path: Path, name: str) -> Iterator[Path]:
+    """A 64 KB tmpfs at tmp_path/name (we are root in CI and here)."""
+    disk = tmp_path / name
+    disk.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(disk)], check=True)
+    try:
+        yield disk
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=False)
+
+
+def fill(disk: Path) -> None:
+    """Write a filler file until the file system is full."""
+    fd = os.open(disk / "filler", os.O_WRONLY | os.O_CREAT)
+    try:
+        while True:
+            os.write(fd, b"\0" * 4096)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+@pytest.fixture
+def disk(tmp_path: Path) -> Iterator[Path]:
+    yield from full_disk(tmp_path, "disk")
+
+
+def test_session_save_on_a_full_disk_keeps_the_old_file_and_says_so_once(
+        disk: Path, caplog: pytest.LogCaptureFixture) -> None:
+    store = SessionStore(disk / "default.jsonl", 20)
+    store.save([Message("user", "hi"), Message("assistant", "hello")])
+    before = (disk / "default.jsonl").read_bytes()
+    fill(disk)
+    with caplog.at_level(logging.DEBUG, logger="voiceagent.agent.session"):
+        for n in range(3):
+            store.save([Message("user", "hi"), Message("assistant", f"hello {n}" * 5000)])
+    assert (disk / "default.jsonl").read_bytes() == before
+    assert not list(disk.glob(".default.jsonl.*"))  # no temporary file left behind
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert len(errors) == 1 and "No space left on device" in errors[0].getMessage()
+    (disk / "filler").unlink()
+    store.save([Message("user", "hi"), Message("assistant", "back")])
+    assert store.load()[-1].text == "back"
+
+
+@pytest.mark.parametrize("content", [b"", b'{"voiceagent_session": 1}\n{"role": "us',
+                                     b"\xff\xfe\x00garbage", b"[1, 2, 3]\n"])
+def test_a_damaged_session_file_is_moved_aside(tmp_path: Path, content: bytes) -> None:
+    path = tmp_path / "default.jsonl"
+    path.write_bytes(content)
+    store = SessionStore(path, 20)
+    assert store.load() == [] or content == b""
+    if content:
+        assert [p.read_bytes() for p in tmp_path.glob("default.jsonl.corrupt-*")] == [content]
+
+
+@pytest.mark.parametrize("content", [b"", b'[{"kind": "timer", "lab', b"\xff\x00", b'{"a": 1}'])
+def test_a_damaged_timers_file_is_moved_aside(tmp_path: Path, content: bytes) -> None:
+    path = tmp_path / "timers.json"
+    path.write_bytes(content)
+    timers = Timers(path, None)
+    assert timers.pending() == []
+    assert (tmp_path / "timers.corrupt").read_bytes() == content
+
+
+def test_a_list_file_that_is_not_text_is_moved_aside(tmp_path: Path) -> None:
+    lists = Lists(tmp_path, {})
+    (tmp_path / "shopping.txt").write_bytes(b"\xff\xfe milk\x00\x81\n")
+    assert lists.read("shopping") == []
+    assert len(list(tmp_path.glob("shopping.txt.corrupt-*"))) == 1
+
+
+def test_the_wall_clock_jumping_past_a_timer_announces_it_once(tmp_path: Path) -> None:
+    now = [1_000_000.0]
+    said: list[str] = []
+    timers = Timers(tmp_path / "timers.json", said.append, "UTC", clock=lambda: now[0])
+    try:
+        timers.add(Entry("timer", "tea", now[0] + 600, 600))
+        now[0] += 3600  # NTP steps the clock an hour forward
+        deadline = time.monotonic() + 10
+        while not said and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(2.5)  # more than one poll: a second announcement would come now
+    finally:
+        timers.close()
+    assert said == ["Your 10 minute tea timer is done."]
+    assert timers.pending() == []
+
+
+def test_timers_firing_on_a_full_disk_announce_once_and_keep_running(
+        disk: Path, caplog: pytest.LogCaptureFixture) -> None:
+    now = [1_000_000.0]
+    said: list[str] = []
+    timers = Timers(disk / "timers.json", said.append, "UTC", clock=lambda: now[0])
+    try:
+        timers.add(Entry("timer", "tea", now[0] + 60, 60))
+        timers.add(Entry("timer", "eggs", now[0] + 120, 120))
+        fill(disk)
+        now[0] += 90
+        deadline = time.monotonic() + 10
+        while not said and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(2.5)  # a poll later: the entry is still in the file, must not fire again
+        (disk / "filler").unlink()
+        now[0] += 60
+        deadline = time.monotonic() + 10
+        while len(said) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(2.5)
+    finally:
+        timers.close()
+    assert said == ["Your 1 minute tea timer is done.", "Your 2 minute eggs timer is done."]
+    assert timers.pending() == []
+    assert sum(r.levelno >= logging.ERROR for r in caplog.records) == 1
