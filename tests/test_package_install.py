@@ -68,6 +68,10 @@ def run(bin_dir: Path, home: Path, *args: str) -> subprocess.CompletedProcess:
 def test_the_wheel_carries_the_package_data(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     assert {"voiceagent/manifest.toml", "voiceagent/chat_template.jinja"} <= names
+    tracked = subprocess.run(["git", "ls-files", "voiceagent"], cwd=REPO, capture_output=True,
+                             text=True, check=True).stdout.split()
+    data = {f for f in tracked if not f.endswith(".py")}
+    assert data and not data - names, "package data left out of pyproject's package-data"
     questions = {n for n in names if n.startswith("voiceagent/bench/questions/")}
     wavs = {n for n in questions if n.endswith(".wav")}
     assert len(wavs) >= 8
@@ -101,12 +105,13 @@ def test_installed_package_lists_models_from_any_directory(installed: Path,
 @pytest.mark.real
 @pytest.mark.audio
 def test_installed_doctor_passes_with_models_dir_from_config(
-    installed: Path, tmp_path: Path, test_gguf: Path, pulse: object,
+    installed: Path, tmp_path: Path, llm_base_url: str, pulse: object,
 ) -> None:
-    (tmp_path / "config").mkdir()
-    (tmp_path / "config" / "voiceagent").mkdir()
+    """The user's config (found in ~/.config) points at the models; the language model check
+    talks to the tests' running server instead of starting a second one."""
+    (tmp_path / "config" / "voiceagent").mkdir(parents=True)
     (tmp_path / "config" / "voiceagent" / "config.toml").write_text(
-        f'[llm]\nmodel = "qwen2.5-coder-0.5b"\n'
+        f'[llm]\nmodel = "qwen2.5-coder-0.5b"\nbase_url = "{llm_base_url}"\n'
         f'[paths]\nmodels_dir = "{Config().models_dir}"\n'
     )
     result = run(installed, tmp_path, "voiceagent", "doctor")
