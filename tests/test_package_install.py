@@ -65,12 +65,20 @@ def run(bin_dir: Path, home: Path, *args: str) -> subprocess.CompletedProcess:
                           timeout=180)
 
 
+def _source_files() -> list[str]:
+    """The package's files: git's list in a checkout, else what is on disk."""
+    try:
+        return subprocess.run(["git", "ls-files", "voiceagent"], cwd=REPO, capture_output=True,
+                              text=True, check=True).stdout.split()
+    except (OSError, subprocess.CalledProcessError):
+        return [str(p.relative_to(REPO)) for p in (REPO / "voiceagent").rglob("*")
+                if p.is_file() and "__pycache__" not in p.parts]
+
+
 def test_the_wheel_carries_the_package_data(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     assert {"voiceagent/manifest.toml", "voiceagent/chat_template.jinja"} <= names
-    tracked = subprocess.run(["git", "ls-files", "voiceagent"], cwd=REPO, capture_output=True,
-                             text=True, check=True).stdout.split()
-    data = {f for f in tracked if not f.endswith(".py")}
+    data = {f for f in _source_files() if not f.endswith((".py", ".pyc"))}
     assert data and not data - names, "package data left out of pyproject's package-data"
     questions = {n for n in names if n.startswith("voiceagent/bench/questions/")}
     wavs = {n for n in questions if n.endswith(".wav")}
