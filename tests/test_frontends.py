@@ -57,6 +57,12 @@ class Rig:
         """The states the view showed, in order ("idle", "listening", ...)."""
         return re.findall(r"^\[(\w[\w ]*?)(?: - .*)?\]$", self.screen.getvalue(), re.M)
 
+    def talk(self) -> None:
+        """Press to start, and (once it listens) press again to stop."""
+        self.keys.press()
+        self.wait_listening()
+        self.keys.press()
+
     def wait_listening(self) -> None:
         assert self.listen.listening.wait(WAIT), "the front end never started listening"
 
@@ -142,9 +148,7 @@ def test_hold_to_talk_ends_on_release(rig: Rig) -> None:
                                   ["Once upon a time. There was a fox.", "Okay."], 5.0)],
                          indirect=True)
 def test_a_press_while_it_speaks_interrupts_the_answer_and_listens_again(rig: Rig) -> None:
-    rig.keys.press()
-    rig.wait_listening()
-    rig.keys.press()
+    rig.talk()
     assert _wait_for(lambda: rig.recording.of_type(AudioStart)), "the answer never started"
     rig.keys.press()  # barge-in: the 5 s sentence is cut, and a new recording starts
     rig.wait_turn_end()
@@ -158,9 +162,7 @@ def test_a_press_while_it_speaks_interrupts_the_answer_and_listens_again(rig: Ri
 
 @pytest.mark.parametrize("rig", [(False, [""], [], 0.05)], indirect=True)
 def test_nothing_heard_is_shown_and_asks_nothing_of_the_model(rig: Rig) -> None:
-    rig.keys.press()
-    rig.wait_listening()
-    rig.keys.press()
+    rig.talk()
     rig.wait_turn_end()
     rig.keys.quit()
     rig.finish()
@@ -194,13 +196,9 @@ def test_a_failed_turn_is_logged_and_the_next_press_is_served(
     rig = _start(tmp_path, ScriptedKeys(), ScriptedListen(CLIP, CLIP), model,
                  FailingOnce("are you there"), FakeSynthesizer())
     try:
-        rig.keys.press()
-        rig.wait_listening()
-        rig.keys.press()
+        rig.talk()
         assert _wait_for(lambda: rig.states().count("idle") == 2), "no idle after the failure"
-        rig.keys.press()
-        rig.wait_listening()
-        rig.keys.press()
+        rig.talk()
         rig.wait_turn_end()
         rig.keys.quit()
         rig.finish()

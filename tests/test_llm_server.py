@@ -228,40 +228,42 @@ HTTPServer((args.host, int(args.port)), Handler).serve_forever()
 '''
 
 
-def test_engine_llama_server_runs_the_binary_with_the_template_and_stops_it(
-        tmp_path: Path) -> None:
+def native(tmp_path: Path) -> LLMServer:
+    """An LLMServer supervising the stand-in llama-server binary."""
     binary = tmp_path / "llama-server"
     binary.write_text(FAKE_LLAMA_SERVER.format(python=sys.executable))
     binary.chmod(0o755)
-    server = LLMServer(tmp_path / "m.gguf", engine="llama-server", binary=str(binary))
-    with server:
-        health = httpx.get(server.base_url.removesuffix("/v1") + "/health", timeout=5).json()
-        assert health["bare_json_calls"]
+    return LLMServer(tmp_path / "m.gguf", engine="llama-server", binary=str(binary))
+
+
+def health(server: LLMServer) -> dict:
+    return httpx.get(server.base_url.removesuffix("/v1") + "/health", timeout=5).json()
+
+
+def test_engine_llama_server_runs_the_binary_with_the_template_and_stops_it(
+        tmp_path: Path) -> None:
+    with native(tmp_path) as server:
+        child = health(server)
+        assert child["bare_json_calls"]
         wrapper = server.pid
-        assert wrapper is not None and health["pid"] != wrapper
-    assert _wait_gone(health["pid"]) and _wait_gone(wrapper)
+        assert wrapper is not None and child["pid"] != wrapper
+    assert _wait_gone(child["pid"]) and _wait_gone(wrapper)
 
 
 def test_engine_llama_server_dies_with_its_supervisor(tmp_path: Path) -> None:
-    binary = tmp_path / "llama-server"
-    binary.write_text(FAKE_LLAMA_SERVER.format(python=sys.executable))
-    binary.chmod(0o755)
-    with LLMServer(tmp_path / "m.gguf", engine="llama-server", binary=str(binary)) as server:
-        native = httpx.get(server.base_url.removesuffix("/v1") + "/health", timeout=5).json()
+    with native(tmp_path) as server:
+        child = health(server)
         assert server.pid is not None
         os.kill(server.pid, signal.SIGKILL)
-        assert _wait_gone(native["pid"]), "llama-server outlived the process supervising it"
+        assert _wait_gone(child["pid"]), "llama-server outlived the process supervising it"
 
 
 def test_a_dead_native_server_ends_its_supervisor(tmp_path: Path) -> None:
-    binary = tmp_path / "llama-server"
-    binary.write_text(FAKE_LLAMA_SERVER.format(python=sys.executable))
-    binary.chmod(0o755)
-    with LLMServer(tmp_path / "m.gguf", engine="llama-server", binary=str(binary)) as server:
-        native = httpx.get(server.base_url.removesuffix("/v1") + "/health", timeout=5).json()
+    with native(tmp_path) as server:
+        child = health(server)
         wrapper = server.pid
         assert wrapper is not None
-        os.kill(native["pid"], signal.SIGKILL)
+        os.kill(child["pid"], signal.SIGKILL)
         assert _wait_gone(wrapper), "the supervisor kept running without its llama-server"
 
 
