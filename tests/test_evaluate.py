@@ -20,7 +20,6 @@ from voiceagent.assistant import Assistant
 from voiceagent.bench.evaluate import (
     CORPUS,
     Run,
-    evaluate,
     intent_table,
     markdown_summary,
     observe,
