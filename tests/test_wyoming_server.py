@@ -257,3 +257,13 @@ def test_wyoming_bench_measures_our_server_without_a_failure(
                          capture_output=True, text=True, timeout=300)
     assert tts.returncode == 0, tts.stdout + tts.stderr
     assert tts.stdout.count("ok=1 fail=0") == 2
+
+
+def test_a_port_in_use_is_one_clear_line_before_any_model_loads(server: Server) -> None:
+    done = subprocess.run([sys.executable, "-m", "voiceagent", "wyoming", "--uri",
+                           f"tcp://127.0.0.1:{server.port}"], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == [
+        f"voiceagent: cannot listen on tcp://127.0.0.1:{server.port}: Address already in use; "
+        "stop what uses it or choose another address with --uri or [wyoming] uri"]

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import signal
+import socket
 from contextlib import ExitStack
 from dataclasses import dataclass
 from functools import partial
@@ -34,7 +36,7 @@ from wyoming.tts import (
 )
 
 from voiceagent.config import Config
-from voiceagent.errors import ConfigError
+from voiceagent.errors import ConfigError, VoiceAgentError
 from voiceagent.ports import Synthesizer, Transcriber
 from voiceagent.wyoming.asr import AudioStream, transcript_events
 from voiceagent.wyoming.handle import ANSWERED, IntentHandler
@@ -184,6 +186,20 @@ def check_uri(uri: str) -> None:
                           "unix:///path/to/socket")
 
 
+def port_is_free(uri: str) -> None:
+    """VoiceAgentError naming the fix when a tcp:// address cannot be listened on."""
+    parsed = urlparse(uri)
+    if parsed.scheme != "tcp" or parsed.port is None:
+        return
+    try:
+        with socket.create_server((parsed.hostname or "", parsed.port), reuse_port=False):
+            pass
+    except OSError as exc:
+        reason = os.strerror(exc.errno) if exc.errno else str(exc)
+        raise VoiceAgentError(f"cannot listen on {uri}: {reason}; stop what uses "
+                              "it or choose another address with --uri or [wyoming] uri") from None
+
+
 def build_services(config: Config, stack: ExitStack) -> Services:
     """Load the models and the assistant once; `stack` stops what was started."""
     from voiceagent.build import build_synthesizer
@@ -228,9 +244,14 @@ def serve(config: Config, *, uri: str | None = None, verbose: bool = False) -> i
     if urlparse(uri).hostname not in ("127.0.0.1", "localhost", "::1", None):
         log.warning("the Wyoming port %s is open to the network and Wyoming has no "
                     "authentication: anyone who can reach it can use the assistant", uri)
+    port_is_free(uri)  # before a minute of loading models, not after
     with ExitStack() as stack:
         services = build_services(config, stack)
-        asyncio.run(_main(services, uri, config))
+        try:
+            asyncio.run(_main(services, uri, config))
+        except OSError as exc:  # the port is taken, the address is not this machine's
+            raise VoiceAgentError(f"cannot listen on {uri}: {exc.strerror or exc}; stop what "
+                                  "uses it or choose another with --uri or [wyoming] uri") from None
     return 0
 
 
