@@ -131,9 +131,14 @@ def test_spoken_results_read_naturally(timers):
         "Timer set for 1 hour and 30 minutes: bread.")
     assert t["set_timer"](duration="half a minute", label="tea") == (
         "Timer set for 30 seconds: tea.")
+    assert t["set_timer"](duration="1 minute", label="to check the oven") == (
+        "Timer set for 1 minute: to check the oven.")
     assert t["cancel_timer"](which="all timers") == (
-        "Cancelled the 5 minute timer, the 20 minute timer, the 1 hour 30 minute bread timer "
-        "and the 30 second tea timer.")
+        "Cancelled the 5 minute timer, the 20 minute timer, the 1 hour 30 minute bread timer, "
+        "the 30 second tea timer and the 1 minute to check the oven timer.")
+    t["set_alarm"](time="7 am")
+    t["set_alarm"](time="8:15 pm")
+    assert t["cancel_timer"](which="7:00 am alarm") == "Cancelled the 7:00 AM alarm."
 
 
 def test_alarm_in_a_relative_time_and_bad_lengths(timers):

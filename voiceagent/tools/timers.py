@@ -183,10 +183,14 @@ class Timers:
 
 
 def clean_label(label: str) -> str:
-    """'The Pasta Timer' -> 'pasta'."""
-    words = re.sub(r"[^\w\s'-]", " ", label.lower()).split()
-    drop = {"the", "my", "a", "an", "timer", "timers", "alarm", "alarms", "for"}
-    return " ".join(w for w in words if w not in drop)
+    """'The Pasta Timer' -> 'pasta'; 'check the oven' keeps its 'the'; '7:00 am alarm' its
+    colon (alarms are named by their time)."""
+    words = re.sub(r"[^\w\s':-]|:(?!\d)", " ", label.lower()).split()
+    while words and words[0] in ("the", "my", "a", "an", "for", "our", "this", "that"):
+        words.pop(0)
+    while words and words[-1] in ("timer", "timers", "alarm", "alarms"):
+        words.pop()
+    return " ".join(words)
 
 
 def timer_label(label: str) -> str:
