@@ -11,14 +11,18 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import pytest
+from wyoming.asr import Transcript
+from wyoming.client import AsyncTcpClient
+from wyoming.event import Event
 
 from tests.wyoming_servers import describe, free_port
+from voiceagent.assistant import TurnOutcome
 from voiceagent.audio import Audio
 from voiceagent.config import Config, config_from_dict
 from voiceagent.errors import ConfigError, VoiceAgentError
 from voiceagent.testing import FakeSynthesizer, FakeTranscriber
 from voiceagent.wyoming.client import RemoteSynthesizer, RemoteTranscriber, check_remotes
-from voiceagent.wyoming.handle import never, wyoming_config
+from voiceagent.wyoming.handle import IntentHandler, never, wyoming_config
 from voiceagent.wyoming.info import build_info
 from voiceagent.wyoming.server import Services, check_uri, serve_async
 
@@ -26,9 +30,11 @@ CLIP = Audio.silence(0.5)
 
 
 @contextmanager
-def wyoming_server(port: int, transcriber: FakeTranscriber) -> Iterator[str]:
+def wyoming_server(port: int, transcriber: FakeTranscriber,
+                   intents: IntentHandler | None = None) -> Iterator[str]:
     """Our Wyoming server with fake models, in a thread with its own event loop."""
-    services = Services(build_info(Config(), handle=False), transcriber, FakeSynthesizer(), None)
+    services = Services(build_info(Config(), handle=False), transcriber, FakeSynthesizer(),
+                        intents)
     loop = asyncio.new_event_loop()
     task = loop.create_task(serve_async(services, f"tcp://127.0.0.1:{port}"))
     thread = threading.Thread(target=lambda: loop.run_until_complete(
@@ -144,3 +150,30 @@ def test_over_wyoming_no_shell_tool_and_nothing_is_approved() -> None:
     assert safe.tools.enabled == ["clock", "files"]
     assert safe.session.name == "wyoming" != config.session.name
     assert never("write_file", {"path": "x"}) is False
+
+
+class BrokenAssistant:
+    """An assistant whose turn raises (a bug, a dead model nobody could restart)."""
+
+    def answer_text(self, text: str) -> TurnOutcome:
+        raise RuntimeError("the model is gone")
+
+
+def test_a_failing_turn_is_not_handled_and_the_connection_stays_usable(
+        caplog: pytest.LogCaptureFixture) -> None:
+    async def ask_twice(port: int) -> list[Event]:
+        async with AsyncTcpClient("127.0.0.1", port, read_timeout=10) as client:
+            replies = []
+            for _ in range(2):
+                await client.write_event(Transcript(text="What time is it?").event())
+                event = await client.read_event()
+                assert event is not None
+                replies.append(event)
+            return replies
+
+    port = free_port()
+    with wyoming_server(port, FakeTranscriber(), IntentHandler(BrokenAssistant())):
+        replies = asyncio.run(ask_twice(port))
+    assert [e.type for e in replies] == ["not-handled", "not-handled"]
+    assert [m for m in warnings(caplog) if "the model is gone" in m][0].endswith(
+        "the assistant failed on 'What time is it?': RuntimeError: the model is gone")

@@ -23,7 +23,8 @@ from typing import BinaryIO, Generic, TypeVar, cast
 from urllib.parse import urlparse
 
 import numpy as np
-from wyoming.asr import Transcribe, Transcript
+from wyoming.asr import Transcribe
+from wyoming.asr import Transcript as TranscriptEvent
 from wyoming.audio import AudioChunk, AudioStart, AudioStop
 from wyoming.error import Error
 from wyoming.event import Event, read_event, write_event
@@ -33,7 +34,7 @@ from wyoming.tts import Synthesize
 from voiceagent.audio import STT_RATE, Audio
 from voiceagent.config import Config
 from voiceagent.errors import ConfigError, VoiceAgentError
-from voiceagent.ports import Synthesizer, Transcriber
+from voiceagent.ports import Synthesizer, Transcriber, Transcript
 from voiceagent.wyoming.wire import BadAudio, audio_chunks, chunk_audio
 
 log = logging.getLogger(__name__)
@@ -114,8 +115,8 @@ def transcribe_remote(uri: str, audio: Audio, language: str) -> str:
             write_event(chunk, stream)
         write_event(AudioStop().event(), stream)
         for event in replies(stream):
-            if Transcript.is_type(event.type):
-                return Transcript.from_event(event).text
+            if TranscriptEvent.is_type(event.type):
+                return TranscriptEvent.from_event(event).text
     raise AssertionError("unreachable")
 
 
@@ -212,10 +213,11 @@ class RemoteTranscriber:
         self.language = language
 
     def transcribe(self, audio: Audio) -> str:
+        """A `Transcript` (a remote gives no confidence: it counts as sure)."""
         if len(audio.samples) == 0:
-            return ""
+            return Transcript("")
         return self.remote.call(
-            lambda: transcribe_remote(self.remote.uri, audio, self.language),
+            lambda: Transcript(transcribe_remote(self.remote.uri, audio, self.language)),
             lambda local: local.transcribe(audio),
         )
 

@@ -153,7 +153,14 @@ class Connection(AsyncEventHandler):
             await self.write_event(NotHandled(text="This server does not run the assistant.",
                                               context=transcript.context).event())
             return
-        outcome = await intents.answer(transcript.text)
+        try:
+            outcome = await intents.answer(transcript.text)
+        except Exception as exc:  # noqa: BLE001 - Home Assistant waits for handled/not-handled
+            log.warning("%s: the assistant failed on %r: %s: %s", self.peer, transcript.text,
+                        type(exc).__name__, exc)
+            await self.write_event(NotHandled(text="Sorry, something went wrong.",
+                                              context=transcript.context).event())
+            return
         log.info("%s: %r -> %r (%s)", self.peer, transcript.text, outcome.answer, outcome.stop)
         if outcome.stop in ANSWERED and outcome.answer.strip():
             reply: Handled | NotHandled = Handled(text=outcome.answer, context=transcript.context)
