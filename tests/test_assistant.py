@@ -132,3 +132,28 @@ def test_barge_in_stops_speech_and_keeps_the_session_valid(tmp_path: Path) -> No
     assert len(player.played) < 20
     messages = session.load()
     assert messages[0].text == "tell me a long story" and messages[-1].role == "assistant"
+
+
+def test_barge_in_after_the_model_finished_keeps_only_what_was_heard(tmp_path: Path) -> None:
+    long_answer = " ".join(f"This is sentence number {i}." for i in range(10))
+    model = ScriptedChatModel().enqueue(long_answer)  # all written before speech starts
+    assistant, _, synthesizer, player, session = make(tmp_path, model)
+    synthesizer.seconds = 0.3
+    second = threading.Event()
+    original_play = player.play
+
+    def play(audio: Audio) -> None:
+        if len(player.played) == 1:
+            second.set()
+        original_play(audio)
+
+    player.play = play  # type: ignore[method-assign]
+    threading.Thread(target=lambda: (second.wait(5), assistant.interrupt()),
+                     daemon=True).start()
+    outcome = assistant.answer_text("count for me")
+    assert outcome.stop == "cancelled"
+    assert outcome.answer.startswith("This is sentence number 0.")
+    assert "number 9" not in outcome.answer
+    stored = session.load()[-1]
+    assert stored.role == "assistant" and "number 9" not in stored.text
+    assert stored.text.endswith("(cancelled by the user)")

@@ -10,7 +10,7 @@ import logging
 import re
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from voiceagent.agent.events import (
@@ -30,7 +30,7 @@ from voiceagent.agent.events import (
     TurnEnd,
     TurnStart,
 )
-from voiceagent.agent.loop import MISHEARD_SENTENCE, Agent, TurnResult
+from voiceagent.agent.loop import CANCELLED, MISHEARD_SENTENCE, Agent, TurnResult
 from voiceagent.agent.messages import Message
 from voiceagent.agent.session import SessionStore, bound
 from voiceagent.audio import Audio
@@ -188,6 +188,8 @@ class Assistant:
             speech.finish()
         finally:
             self._speech = None
+        if self._cancel.is_set() and result.stop != "cancelled":
+            return cut_short(result, speech.heard)
         return result
 
     def _save(self, new_messages: list[Message]) -> None:
@@ -197,6 +199,17 @@ class Assistant:
         else:
             self.history = bound(self.history + list(new_messages), self.session.max_turns)
         self.session.save(self.history)
+
+
+def cut_short(result: TurnResult, heard: list[str]) -> TurnResult:
+    """The turn as the user lived it when they interrupted the spoken answer: the history
+    keeps only the sentences that started playing, so the model never assumes the user heard
+    the rest."""
+    said = " ".join(heard)
+    messages = list(result.messages)
+    if messages and messages[-1].role == "assistant" and not messages[-1].calls:
+        messages[-1] = Message("assistant", f"{said} ({CANCELLED})".strip())
+    return replace(result, answer=said, messages=messages, stop="cancelled")
 
 
 def strip_wake_phrase(text: str, wake_phrase: str) -> str:

@@ -28,6 +28,8 @@ class SpeechOutput:
         self._clips: queue.Queue[tuple[str | None, Audio] | None] = queue.Queue()
         self._cancelled = threading.Event()
         self._played_any = False
+        self.heard: list[str] = []
+        """The sentences whose playback started (what the user heard, if cut short)."""
         self._error: BaseException | None = None
         self._threads = [
             threading.Thread(target=self._synthesize_loop, name="tts", daemon=True),
@@ -100,6 +102,8 @@ class SpeechOutput:
             if text is not None:
                 self._events.emit(AudioStart(text))
             self._played_any = True
+            if text is not None:
+                self.heard.append(text)
             self._player.play(clip)
 
 
