@@ -51,6 +51,7 @@ TIME = [
     ("what time is it in new york city", "time", {"place": "new york"}),
     ("what's the current time in Japan", "time", {"place": "Japan"}),
     ("time in Berlin", "time", {"place": "Berlin"}),
+    ("what's the time right now in Tokyo", "time", {"place": "Tokyo"}),
     ("What's today's date?", "date", {}),
     ("what's the date", "date", {}),
     ("What is the date today?", "date", {}),
@@ -318,6 +319,7 @@ REFUSALS = [
     ("what's the forecast for the weekend", "weather"),
     ("will it snow tomorrow in Chicago", "weather"),
     ("What's the weather going to be like tomorrow?", "weather"),
+    ("what's the Paris weather", "weather"),
     ("play some music", "media"),
     ("play some jazz", "media"),
     ("play Bohemian Rhapsody by Queen", "media"),
@@ -395,6 +397,8 @@ NOT_COMMANDS = [
     "Set a timer for 5.",
     "set a timer for later", "set an alarm for tomorrow", "What is 10 divided by 0?",
     "convert 5 miles to kilograms", "what time is it in Narnia", "Is it Monday today?",
+    # the clock tells today's date only: "tomorrow" is for the model
+    "what's the date tomorrow", "what day is it tomorrow", "what's the sales forecast",
 ]
 
 

@@ -245,13 +245,23 @@ def anything(_text: str) -> Args | None:
     return {}
 
 
+def somewhere(text: str) -> Args | None:
+    """A place named in a refusal ("weather in New York"): a few words, not a second question."""
+    where = strip_edges(text)
+    if (not where or len(where.split()) > 5 or re.search(r"[?!.;]", where)
+            or re.search(r"\b(?:what|what's|how|when|who|why|where|time|timer|list)\b", where,
+                         re.I)):
+        return None
+    return {}
+
+
 READERS: dict[str, Reader] = {
     "duration": duration, "label": label, "duration_label": duration_label,
     "which_timer": which_timer, "which_alarm": which_alarm, "time": time_of_day,
     "place": place, "items": items, "list_name": list_name, "text": note_text,
     "expression": expression, "quantity": quantity, "to_unit": to_unit,
     "left": operand("left"), "right": operand("right"), "contact": contact,
-    "device_name": device_name, "somewhere": anything, "anything": anything,
+    "device_name": device_name, "somewhere": somewhere, "anything": anything,
 }
 """Readers of the built-in templates' slots, by slot name."""
 
