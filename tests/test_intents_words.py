@@ -28,6 +28,7 @@ def test_fillers_politeness_and_punctuation_are_dropped(heard, cleaned):
     ("a quarter of an hour", 900), ("half an hour", 1800), ("5 mins", 300),
     ("twenty five minutes", 1500), ("three minutes and 20 seconds", 200), ("an hour", 3600),
     ("two and a half minutes", 150), ("a couple of minutes", 120),
+    ("10 minutes from now", 600), ("five more minutes", 300), ("like 90 seconds", 90),
 ])
 def test_durations_in_words_and_digits(said, seconds):
     assert duration_seconds(said) == seconds

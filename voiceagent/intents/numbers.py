@@ -27,6 +27,8 @@ def _unit(word: str) -> str:
 def _prepare(text: str) -> str:
     t = numbers_in(text.lower())
     t = re.sub(r"^\s*(?:like|about|around|roughly|approximately|exactly|just)\s+", "", t)
+    t = re.sub(r"\s+(?:from now|starting now|from right now)\s*$", "", t)
+    t = re.sub(r"(?<=\d)\s+more\s+(?=[a-z])", " ", t)
     t = re.sub(r"[,;]|(?<=\d)-(?=[a-z])|(?<=[a-z])-(?=[a-z])", " ", t)
     t = re.sub(r"\b(?:a\s+)?couple(?:\s+of)?\b", "2", t)
     # "one and a half hours", "an hour and a half", "half an hour", "a quarter of an hour"
