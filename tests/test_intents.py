@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Literal
 
 import pytest
 
@@ -479,6 +480,18 @@ def test_plugin_tools_bring_their_own_sentences():
         "set_mode", "set_mode", {"mode": "night"})
     assert commands.match("switch to party mode") is None  # not one of the enum
     assert commands.match("what time is it") is None  # no clock tool in this registry
+
+
+def test_plugin_enum_parameters_match_their_values_in_words_or_digits():
+    @tool(sentences=["fan speed {speed}"])
+    def fan(speed: Literal[1, 2, 3] = 1) -> str:
+        """Set the fan speed."""
+        return str(speed)
+
+    commands = LocalCommands(ToolRegistry([fan]))
+    assert commands.match("Fan speed two.") == LocalMatch("fan", "fan", {"speed": 2})
+    assert commands.match("fan speed 3") == LocalMatch("fan", "fan", {"speed": 3})
+    assert commands.match("fan speed 5") is None
 
 
 def test_a_broken_plugin_sentence_is_skipped_not_fatal(caplog):

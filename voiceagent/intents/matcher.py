@@ -21,6 +21,7 @@ from voiceagent.agent.messages import ToolCall
 from voiceagent.agent.tools import ToolRegistry
 from voiceagent.intents import slots
 from voiceagent.intents.normalize import clean
+from voiceagent.tools.words import SMALL
 
 log = logging.getLogger(__name__)
 
@@ -101,7 +102,8 @@ class LocalCommands:
             list_name = f"{tool}__{param}"
             prop = props.get(param, {})
             if "enum" in prop:
-                lists[list_name] = {"values": [str(v) for v in prop["enum"]]}
+                lists[list_name] = {"values": [{"in": _said_as(v), "out": v}
+                                               for v in prop["enum"]]}
             else:
                 lists[list_name] = {"wildcard": True}
                 self._readers[list_name] = slots.schema_reader(param, prop)
@@ -191,6 +193,15 @@ class LocalCommands:
                 if list_name == slot_name or list_name.endswith(f"__{slot_name}"):
                     return list_name
         return slot_name
+
+
+def _said_as(value: Any) -> str:
+    """An enum value as a template: 2 -> '(2|two)', so a number may be said in words."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 100:
+        names = {n: w for w, n in SMALL.items()}
+        word = names.get(value) or f"{names[value - value % 10]} {names[value % 10]}"
+        return f"({value}|{word})"
+    return str(value)
 
 
 def _usable(tool: str, sentence: str, rules: dict[str, Any]) -> bool:
