@@ -13,6 +13,9 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 root=${1:-/var/tmp/voiceagent-arm64}
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 log=${CHECK_LOG:-$root.log}
+# The CPU qemu emulates: a Raspberry Pi 4's Cortex-A72. (qemu's default "max" CPU offers
+# SVE/SME, and onnxruntime's kernels for those crashed piper under qemu 7.2 with SIGSEGV.)
+qemu_cpu=${QEMU_CPU:-cortex-a72}
 summary=()
 t_all=$(date +%s)
 
@@ -63,7 +66,7 @@ failed=0
 in_root() {  # runs a bash command inside the arm64 root, in the copied checkout
   chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/local/bin:/usr/bin:/bin \
     LANG=C.UTF-8 PIP_DEFAULT_TIMEOUT=180 PIP_CERT=/etc/ssl/certs/ca-certificates.crt \
-    SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt /bin/bash -c "set -o pipefail; cd /opt/voiceagent && $1"
+    SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt QEMU_CPU="$qemu_cpu" /bin/bash -c "set -o pipefail; cd /opt/voiceagent && $1"
 }
 
 bootstrap() {
@@ -95,7 +98,9 @@ prepare() {
   done
   # The committed checkout, as a user would clone it; the assembled GGUF files are plain
   # data (same bytes on every arch): link them in so install.sh finds them verified.
-  rm -rf "$root/opt/voiceagent"; mkdir -p "$root/opt/voiceagent"
+  # A rerun keeps the root's .venv (install.sh then only checks it) and refreshes the rest.
+  mkdir -p "$root/opt/voiceagent"
+  find "$root/opt/voiceagent" -mindepth 1 -maxdepth 1 ! -name .venv -exec rm -rf {} +
   git -C "$repo" archive HEAD | tar -x -C "$root/opt/voiceagent"
   for gguf in "$repo"/models/*.gguf; do
     [ -f "$gguf" ] && { ln "$gguf" "$root/opt/voiceagent/models/" 2>/dev/null ||
@@ -111,7 +116,7 @@ EOF
 }
 
 : > "$log"
-echo "host: $(uname -m), root: $root, log: $log"
+echo "host: $(uname -m), root: $root, log: $log, emulated CPU: $qemu_cpu"
 step "debootstrap arm64 Debian 12" bootstrap
 step "copy checkout into the root" prepare
 step "arch inside the root is aarch64" in_root 'test "$(uname -m)" = aarch64'
