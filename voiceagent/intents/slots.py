@@ -175,7 +175,9 @@ def note_text(text: str) -> Args | None:
 def expression(text: str) -> Args | None:
     """Arithmetic only: every word of it must become numbers and operators."""
     said = strip_edges(text)
-    if not re.search(r"\d", numbers_in(said.lower())) or calculator.as_conversion(said):
+    if (not re.search(r"\d", numbers_in(said.lower())) or calculator.as_conversion(said)
+            or re.fullmatch(r"(?:(?:what(?:'s| is)|how much is)\s+)?\d+(?:[-/.]\d+)+", said,
+                            re.I)):  # a date, a phone number, a version
         return None
     expr = calculator.to_expression(said)
     if not _CALC_OP.search(re.sub(r"^\s*-", "", expr)):
