@@ -400,6 +400,7 @@ NOT_COMMANDS = [
     "convert 5 miles to kilograms", "what time is it in Narnia", "Is it Monday today?",
     "1-800-555-1234", "24/7", "what is 9/11", "I have milk on my shopping list",
     "check if we have milk on the shopping list", "clean the shopping list",
+    "remember that time we went to Paris?", "leave a note for the cleaner", "make a note of it",
     # the clock tells today's date only: "tomorrow" is for the model
     "what's the date tomorrow", "what day is it tomorrow", "what's the sales forecast",
 ]

@@ -27,6 +27,8 @@ _ANAPHORA = {"it", "that", "this", "them", "those", "these", "one", "something",
 _OWN_WORDS = re.compile(r"\b(?:timers?|alarms?(?! system)|lists?|notes?|reminders?)\b", re.I)
 _LIST_STOP = {"from", "on", "off", "onto", "into", "in", "of", "and", "with", "for", "list",
               "lists", "add", "put", "remove", "delete", "it", "that", "them", "everything"}
+_REMINISCING = {"time", "day", "night", "one", "movie", "film", "song", "game", "guy", "girl",
+                "place", "trip", "party", "show", "weekend", "summer", "year"}
 _CALC_OP = re.compile(r"[-+*/%]|\b(?:sqrt|abs|round|log|ln|sin|cos|tan)\(")
 
 
@@ -167,7 +169,10 @@ def list_name(text: str) -> Args | None:
 
 def note_text(text: str) -> Args | None:
     said = strip_edges(text)
-    if not said or said.lower() in _ANAPHORA | {"down", "that down", "it down", "this down"}:
+    first = said.lower().split()[0] if said else ""
+    if (not said or said.lower() in _ANAPHORA | {"down", "that down", "it down", "this down"}
+            or first in ("for", "to", "about", "of")  # "leave a note for the cleaner"
+            or first in _REMINISCING):  # "remember that time we went to Paris?"
         return None
     return {"text": said}
 
