@@ -27,6 +27,8 @@ _ANAPHORA = {"it", "that", "this", "them", "those", "these", "one", "something",
 _OWN_WORDS = re.compile(r"\b(?:timers?|alarms?(?! system)|lists?|notes?|reminders?)\b", re.I)
 _LIST_STOP = {"from", "on", "off", "onto", "into", "in", "of", "and", "with", "for", "list",
               "lists", "add", "put", "remove", "delete", "it", "that", "them", "everything"}
+_NOT_NAMES = {"now", "me", "us", "later", "today", "tonight", "tomorrow", "right now", "please",
+              "starting now", "from now", "exactly", "precisely", "real", "quick"}
 _REMINISCING = {"time", "day", "night", "one", "movie", "film", "song", "game", "guy", "girl",
                 "place", "trip", "party", "show", "weekend", "summer", "year"}
 _CALC_OP = re.compile(r"[-+*/%]|\b(?:sqrt|abs|round|log|ln|sin|cos|tan)\(")
@@ -50,7 +52,7 @@ def duration(text: str) -> Args | None:
 def label(text: str) -> Args | None:
     """A timer's or alarm's name: a few words that are not themselves an amount of time."""
     words = _without_articles(text)
-    if (not words or len(words.split()) > 8 or words.lower() in _ANAPHORA
+    if (not words or len(words.split()) > 8 or words.lower() in _ANAPHORA | _NOT_NAMES
             or re.search(r"[,;:]|\d|\b(?:timer|alarm)s?\b|\b(?:set|start|turn|switch|add|"
                          r"cancel|stop|delete|remove|please)\b", numbers_in(words.lower()))):
         return None
