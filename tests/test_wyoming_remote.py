@@ -4,13 +4,17 @@ downloaded."""
 
 from __future__ import annotations
 
+import json
+import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.fixtures_audio import words
-from tests.wyoming_servers import QUESTIONS, free_port, running
+from tests.wyoming_servers import QUESTIONS, REPO, free_port, running
 from voiceagent.audio import Audio, concat, read_wav
 from voiceagent.build import build_synthesizer, build_transcriber
 from voiceagent.config import Config, config_from_dict
@@ -87,3 +91,21 @@ def test_our_synthesizer_on_a_real_wyoming_piper_is_heard_back(
     padded = concat([Audio.silence(0.5, clip.rate), clip, Audio.silence(0.5, clip.rate)])
     assert overlap(said, str(transcriber.transcribe(padded))) >= 0.8
     assert list(synthesizer.synthesize("  ")) == []
+
+
+def test_a_kiosk_question_heard_by_the_remote_whisper_is_answered(
+        faster_whisper: str, llm_base_url: str, tmp_path: Path) -> None:
+    """The Raspberry Pi case end to end: `voiceagent ask --wav` with [stt] engine = "wyoming"."""
+    config = tmp_path / "config.toml"
+    config.write_text(
+        f'[llm]\nmodel = "qwen2.5-coder-0.5b"\nbase_url = "{llm_base_url}"\n'
+        f'[paths]\ndata_dir = "{tmp_path / "data"}"\n'
+        f'[stt]\nengine = "wyoming"\nuri = "{faster_whisper}"\nfallback = "none"\n')
+    done = subprocess.run(
+        [sys.executable, "-m", "voiceagent", "--config", str(config), "ask", "--wav",
+         str(QUESTIONS / "q01.wav"), "--no-speak", "--json"],
+        capture_output=True, text=True, timeout=300, cwd=REPO)
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert words(answer["transcript"]) == ["what", "time", "is", "it"]
+    assert re.search(r"\b\d{1,2}:\d{2}\b", answer["answer"]), answer
