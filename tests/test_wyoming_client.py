@@ -12,6 +12,7 @@ from contextlib import contextmanager
 
 import pytest
 from wyoming.asr import Transcript
+from wyoming.audio import AudioChunk, AudioStart, AudioStop
 from wyoming.client import AsyncTcpClient
 from wyoming.event import Event
 
@@ -177,3 +178,28 @@ def test_a_failing_turn_is_not_handled_and_the_connection_stays_usable(
     assert [e.type for e in replies] == ["not-handled", "not-handled"]
     assert [m for m in warnings(caplog) if "the model is gone" in m][0].endswith(
         "the assistant failed on 'What time is it?': RuntimeError: the model is gone")
+
+
+def test_a_model_failing_on_one_request_is_an_error_event_and_one_line(
+        caplog: pytest.LogCaptureFixture) -> None:
+    async def transcribe(port: int) -> list[Event]:
+        async with AsyncTcpClient("127.0.0.1", port, read_timeout=10) as client:
+            for event in (AudioStart(16000, 2, 1).event(),
+                          AudioChunk(16000, 2, 1, CLIP.int16_bytes()).event(),
+                          AudioStop().event()):
+                await client.write_event(event)
+            received = []
+            while (event := await client.read_event()) is not None:
+                received.append(event)
+                if event.type == "transcript-stop":
+                    break
+            return received
+
+    port = free_port()
+    with wyoming_server(port, FakeTranscriber("after the failure")):  # one answer, then empty
+        assert [e.type for e in asyncio.run(transcribe(port))][-2:] == [
+            "transcript", "transcript-stop"]
+        [error] = asyncio.run(transcribe(port))  # then the connection is closed
+    assert error.type == "error" and error.data["code"] == "failed"
+    assert error.data["text"].startswith("speech to text failed: IndexError")
+    assert len([m for m in warnings(caplog) if "speech to text failed" in m]) == 1

@@ -56,6 +56,14 @@ class Services:
     intents: IntentHandler | None
 
 
+class ServiceFailed(Exception):
+    """A model failed on one request (the message says which and why)."""
+
+    def __init__(self, what: str, exc: BaseException) -> None:
+        super().__init__(f"{what} failed: {type(exc).__name__}: {exc}")
+        self.what = what
+
+
 class Connection(AsyncEventHandler):
     """One client: its requests, in order, until it leaves or breaks the protocol."""
 
@@ -87,15 +95,13 @@ class Connection(AsyncEventHandler):
     async def handle_event(self, event: Event) -> bool:
         try:
             return await self._dispatch(event)
+        except ServiceFailed as failed:  # this request is lost, the server is not
+            log.debug("%s failed", failed.what, exc_info=failed.__cause__)
+            await self._refuse(str(failed), "failed")
         except BadAudio as exc:
             await self._refuse(str(exc), "bad-audio")
         except (KeyError, TypeError, ValueError) as exc:
             await self._refuse(f"malformed {event.type} event ({exc!r})", "bad-event")
-        except (ConnectionError, asyncio.IncompleteReadError):
-            raise
-        except Exception as exc:  # a model failed: this request is lost, the server is not
-            log.exception("%s: %s failed", self.peer, event.type)
-            await self._refuse(f"{event.type} failed: {type(exc).__name__}: {exc}", "failed")
         return False
 
     async def _dispatch(self, event: Event) -> bool:
@@ -119,22 +125,33 @@ class Connection(AsyncEventHandler):
             if self.text is None:
                 raise ValueError("synthesize-chunk without synthesize-start")
             for sentence in self.text.feed(SynthesizeChunk.from_event(event).text):
-                await send_speech(self.services.synthesizer, sentence, self.write_event)
+                await self._speak(sentence)
         elif SynthesizeStop.is_type(kind):
             await self._end_text_stream()
         elif Synthesize.is_type(kind):
             if self.text is None:  # inside a stream it only repeats the text, for old servers
                 text = Synthesize.from_event(event).text
-                await send_speech(self.services.synthesizer, text, self.write_event)
+                await self._speak(text)
         elif Transcript.is_type(kind):
             await self._handle(Transcript.from_event(event))
         else:
             log.debug("%s: ignored %s", self.peer, kind)
         return True
 
+    async def _speak(self, text: str) -> None:
+        try:
+            await send_speech(self.services.synthesizer, text, self.write_event)
+        except (ConnectionError, asyncio.IncompleteReadError):
+            raise
+        except Exception as exc:
+            raise ServiceFailed("text to speech", exc) from exc
+
     async def _transcribe(self) -> None:
         audio, language = self.audio.take(), self.audio.language
-        result = await asyncio.to_thread(self.services.transcriber.transcribe, audio)
+        try:
+            result = await asyncio.to_thread(self.services.transcriber.transcribe, audio)
+        except Exception as exc:
+            raise ServiceFailed("speech to text", exc) from exc
         text = str(getattr(result, "text", result))
         log.info("%s: heard %.1f s: %r", self.peer, audio.seconds, text)
         for event in transcript_events(text, language):
@@ -143,7 +160,7 @@ class Connection(AsyncEventHandler):
     async def _end_text_stream(self) -> None:
         if self.text is not None:
             for sentence in self.text.finish():
-                await send_speech(self.services.synthesizer, sentence, self.write_event)
+                await self._speak(sentence)
         self.text = None
         await self.write_event(SynthesizeStopped().event())
 
