@@ -46,8 +46,8 @@ class DemoChat:
             return _say(f"{MARK} {' '.join(results)}", on_text)
         question = messages[-1].text if messages else ""
         call = match(question, tools)
-        if call is not None:
-            return Reply("", (call,))
+        if call is not None:  # labelled first: a tool whose result is the answer ends the turn
+            return Reply(_say(MARK, on_text).text, (call,))
         names = ", ".join(t.name for t in tools) or "none"
         return _say(f"{MARK} I can't answer that without a language model, but my tools still "
                     f"work: {names}.", on_text)

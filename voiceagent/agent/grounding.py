@@ -26,11 +26,16 @@ FILLER = {
 """Words a model may add around what the user named without inventing anything, and the
 words it writes for the operators of a sum the user said."""
 
-DESTROY_VERBS = r"forget|clear|delete|erase|remove|cancel|wipe|reset|empty|stop|drop|purge|" \
-                r"scrap|abort|kill|start\s+over|start\s+again|start\s+fresh|get\s+rid"
+DESTROY_VERBS = (r"forget|clear|delete|erase|remove|cancel|wipe|reset|empty|stop|drop|purge|"
+                 r"scrap|abort|kill|end|dismiss|silence|disable|get\s+rid|"
+                 r"(?:turn|switch|shut)\s+off|call\s+off|clean\s+out|never\s*mind\s+the|"
+                 r"don'?t\s+wake|start\s+(?:over|again|fresh|from\s+scratch)|"
+                 r"(?:start\s+)?(?:a\s+)?new\s+(?:conversation|chat|session)")
 VAGUE_OBJECT = r"(?:it|that|this|about\s+(?:it|that|this))?\s*[.!?,]*\s*$"
-_DESTROY = re.compile(rf"\b(?:{DESTROY_VERBS})\b(?!\s+{VAGUE_OBJECT})", re.I)
-_START_OVER = re.compile(r"\bstart\s+(?:over|again|fresh)\b", re.I)
+_DESTROY = re.compile(rf"\b(?:{DESTROY_VERBS})\b(?=\s+\w)(?!\s+{VAGUE_OBJECT})", re.I)
+"""A deleting verb with a real object after it ("stop", "forget it" alone are not)."""
+_START_OVER = re.compile(r"\bstart\s+(?:over|again|fresh|from\s+scratch)\b|"
+                         r"\bnew\s+(?:conversation|chat|session)\b", re.I)
 
 
 def words(text: str) -> list[str]:
@@ -70,9 +75,13 @@ def clearly_asked_to_destroy(utterance: str) -> bool:
     return bool(_DESTROY.search(utterance) or _START_OVER.search(utterance))
 
 
-def grounding_error(tool: Tool, args: dict[str, Any], utterance: str) -> str | None:
-    """Why this call does not act on what the user said, written for the model; None if it does."""
-    if tool.destroys and not clearly_asked_to_destroy(utterance):
+def grounding_error(tool: Tool, args: dict[str, Any], utterance: str, *,
+                    template: bool = False) -> str | None:
+    """Why this call does not act on what the user said, written for the model; None if it does.
+
+    A call from a sentence template (`template`) was explicit by construction: only its
+    arguments are checked."""
+    if tool.destroys and not template and not clearly_asked_to_destroy(utterance):
         return (f"Error: not run. The user did not ask to delete or forget anything, and "
                 f"{tool.name} destroys data. Answer what the user actually asked; if no tool "
                 f"can do it, say so plainly.")

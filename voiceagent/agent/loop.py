@@ -66,6 +66,8 @@ FAILED_SENTENCE = "Sorry, I couldn't do that."
 DECLINED_SENTENCE = "OK, I won't."
 DECLINED = "the user declined"
 CANCELLED = "cancelled by the user"
+LOCAL_ID = "local_"
+"""Call ids of local commands start with this."""
 DOUBTFUL = ("Error: not run: the speech recogniser was unsure what the user said, so nothing "
             "that changes anything may run. Ask the user to repeat.")
 
@@ -243,7 +245,8 @@ class _Turn:
         self.a.events.emit(LocalCommand(match.intent, match.tool))
         if match.tool is None:
             return self._end("done", match.reply)
-        call = ToolCall(f"local_{time.monotonic_ns() % 10**9}", match.tool, dict(match.args))
+        call = ToolCall(f"{LOCAL_ID}{time.monotonic_ns() % 10**9}", match.tool,
+                        dict(match.args))
         self.new.append(Message("assistant", "", (call,)))
         stop = self._run_calls((call,))
         if stop == "misheard":
@@ -399,7 +402,8 @@ class _Turn:
             if self.doubtful and tool.writes:
                 self.misheard = True
                 return self._result(call, DOUBTFUL, True, start)
-            problem = grounding_error(tool, call.args, self.new[0].text)
+            problem = grounding_error(tool, call.args, self.new[0].text,
+                                      template=call.id.startswith(LOCAL_ID))
             if problem:
                 return self._result(call, problem, True, start)
             if tool.needs_approval and not self._approved(call):
