@@ -31,7 +31,7 @@ update-binfmts --enable qemu-aarch64 >/dev/null 2>&1 || true
   echo "no aarch64 binfmt handler: install qemu-user-static and binfmt-support" >&2; exit 1; }
 
 cleanup() {
-  for m in opt/wheels opt/pypi-more opt/pypi dev/pts dev sys proc; do
+  for m in opt/wheels opt/pypi-more opt/pypi dev/pts dev proc; do
     mountpoint -q "$root/$m" 2>/dev/null && umount -l "$root/$m" || true
   done
 }
@@ -78,7 +78,8 @@ bootstrap() {
 
 prepare() {
   mountpoint -q "$root/proc" || mount -t proc proc "$root/proc"
-  mountpoint -q "$root/sys" || mount --rbind /sys "$root/sys"
+  # No /sys: with the host's CPU topology there, onnxruntime's cpuinfo mixes x86 facts into
+  # its arm64 CPU detection and piper crashed (SIGSEGV); without it, it falls back cleanly.
   mountpoint -q "$root/dev" || mount --rbind /dev "$root/dev"
   cp /etc/resolv.conf "$root/etc/resolv.conf"
   # The host's CA bundle (it may hold a local proxy's CA) so pip inside trusts what the host does.
