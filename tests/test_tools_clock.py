@@ -1,6 +1,7 @@
 """The clock tool: local time and date, time elsewhere by city or country name."""
 
 import re
+import time
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
@@ -9,7 +10,7 @@ import pytest
 from voiceagent.agent.messages import ToolCall
 from voiceagent.agent.tools import ToolRegistry
 from voiceagent.errors import ToolError
-from voiceagent.tools.clock import find_zone, make_tools
+from voiceagent.tools.clock import find_zone, make_tools, saved_places
 
 WEEKDAYS = "Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday"
 SPOKEN = rf"\d{{1,2}}:\d\d [AP]M, ({WEEKDAYS}), \w+ \d{{1,2}}, \d{{4}}\."
@@ -32,26 +33,68 @@ def test_local_time_says_time_weekday_and_date():
     ("los angeles", "America/Los_Angeles"), ("Europe/Berlin", "Europe/Berlin"),
     ("the city of Paris", "Europe/Paris"), ("Japan", "Asia/Tokyo"), ("India", "Asia/Kolkata"),
     ("UTC", "UTC"),
+    # cities from the GeoNames data, the most populous of a shared name
+    ("San Francisco", "America/Los_Angeles"), ("san francisco", "America/Los_Angeles"),
+    ("Beijing", "Asia/Shanghai"), ("Mumbai", "Asia/Kolkata"), ("Sydney", "Australia/Sydney"),
+    ("Parramatta", "Australia/Sydney"), ("Chatswood", "Australia/Sydney"),
+    ("new york city", "America/New_York"), ("Ho Chi Minh City", "Asia/Ho_Chi_Minh"),
+    ("São Paulo", "America/Sao_Paulo"), ("sao paulo", "America/Sao_Paulo"),
+    ("St. Petersburg", "Europe/Moscow"), ("Portland", "America/Los_Angeles"),
+    ("Bombay", "Asia/Kolkata"), ("Peking", "Asia/Shanghai"), ("Cologne", "Europe/Berlin"),
+    # countries (the zone of the largest city), US states, codes said in capitals, aliases
+    ("Australia", "Australia/Sydney"), ("Brazil", "America/Sao_Paulo"),
+    ("Canada", "America/Toronto"), ("the Netherlands", "Europe/Amsterdam"),
+    ("south korea", "Asia/Seoul"), ("New Zealand", "Pacific/Auckland"),
+    ("California", "America/Los_Angeles"), ("texas", "America/Chicago"),
+    ("US", "America/New_York"), ("NZ", "Pacific/Auckland"), ("UK", "Europe/London"),
+    ("England", "Europe/London"), ("Britain", "Europe/London"),
+    ("the States", "America/New_York"), ("USA", "America/New_York"),
+    ("the U.S.", "America/New_York"),
 ])
-def test_places_map_to_zones_from_the_zone_database(place, zone):
+def test_places_map_to_zones(place, zone):
     now = datetime.now(UTC)
     expected = now.astimezone(ZoneInfo(zone)).utcoffset()
     assert now.astimezone(find_zone(place)).utcoffset() == expected
 
 
+@pytest.mark.parametrize("word", ["in", "it", "me", "morning", "tomorrow"])
+def test_small_words_are_not_places(word):
+    """Intents try phrases as places: words must not land on a town or a country code."""
+    with pytest.raises(ToolError):
+        find_zone(word)
+
+
+def test_the_place_table_is_saved_once_and_read_back(tmp_path, capsys):
+    path = tmp_path / "places.json"
+    path.write_text("{not json")  # a damaged file is rebuilt, not an error
+    start = time.perf_counter()
+    built = saved_places(path)
+    build_s = time.perf_counter() - start
+    start = time.perf_counter()
+    assert saved_places(path) == built
+    with capsys.disabled():
+        print(f"\nplace table: built in {build_s:.2f} s, read back in "
+              f"{time.perf_counter() - start:.2f} s, {len(built.zones)} names")
+    assert built.zones["san francisco"] == "America/Los_Angeles"
+
+
 def test_time_elsewhere_names_the_place():
     text = get_time()(place="Tokyo")
     assert re.fullmatch(rf"In Tokyo it is {SPOKEN}", text)
+    text = get_time()(place="san francisco")
+    assert re.fullmatch(rf"In san francisco it is {SPOKEN}", text)
+    for said, spoken in (("UK", "the UK"), ("the States", "the States"), ("Japan", "Japan")):
+        assert get_time()(place=said).startswith(f"In {spoken} it is ")
     for here in ("here", "today", "now", "Today"):
         assert get_time("UTC")(place=here).startswith("It is ")
 
 
 def test_unknown_place_is_an_instructive_error():
     with pytest.raises(ToolError, match="Europe/Berlin"):
-        get_time()(place="Atlantis")
+        get_time()(place="Middle Earth")
     registry = ToolRegistry(make_tools(""))
-    text, is_error = registry.run(ToolCall("1", "get_time", {"place": "Atlantis"}))
-    assert is_error and "Atlantis" in text and "Tokyo" in text
+    text, is_error = registry.run(ToolCall("1", "get_time", {"place": "Narnia"}))
+    assert is_error and "Narnia" in text and "Tokyo" in text
     with pytest.raises(ToolError, match="Did you mean paris"):
         get_time()(place="Pariss")
 
