@@ -28,7 +28,7 @@ def registry(tmp_path) -> Iterator[ToolRegistry]:
     ("question", "tool", "args", "answer"),
     [
         ("What time is it?", "get_time", {}, "It is "),
-        ("What is 12 times 7?", "calculate", {"expression": "12 times 7"}, "= 84"),
+        ("What is 12 times 7?", "calculate", {"expression": "12 times 7"}, "12 times 7 is 84."),
         ("Set a timer for 5 minutes", "set_timer", {"duration": "5 minutes"}, "Timer set for"),
         ("Add milk to the shopping list", "add_to_list",
          {"list_name": "shopping", "items": "milk"}, "Added milk to your new shopping list"),

@@ -427,7 +427,7 @@ def test_a_local_match_runs_and_its_result_is_the_answer(tmp_path):
             ("clear my shopping list", "Your shopping list is now empty."),
             ("note that the keys are in the drawer", "Noted."),
             ("read my notes", "Your notes: the keys are in the drawer."),
-            ("what is 15 percent of 80", "15 percent of 80 = 12"),
+            ("what is 15 percent of 80", "15 percent of 80 is 12."),
             ("how many feet in a mile", "1 mile is 5280 feet."),
             ("what time is it in Tokyo", "In Tokyo it is "),
             ("wake me up at half past six", "Alarm set for 6:30 "),

@@ -9,15 +9,33 @@ calculate, convert_units = make_tools()
 
 
 @pytest.mark.parametrize("expression, answer", [
-    ("15 percent of 80", "12"), ("what is five times three", "15"), ("twelve times seven?", "84"),
-    ("fifteen percent of two hundred forty", "36"), ("square root of one hundred forty four", "12"),
-    ("twelve fifty divided by five", "250"), ("(2+3)^2", "25"), ("10 / 4", "2.5"),
-    ("7 % 3", "1"), ("20% of 50", "10"), ("3 x 4", "12"), ("1,000 plus 2,500", "3500"),
-    ("two point five times four", "10"), ("10 minus 3 squared", "1"), ("sqrt 2", "1.414213562"),
-    ("2 to the power of 10", "1024"), ("-3 + 5", "2"),
+    ("15 percent of 80", "15 percent of 80 is 12."),
+    ("what is five times three", "Five times three is 15."),
+    ("twelve times seven?", "Twelve times seven is 84."),
+    ("fifteen percent of two hundred forty", "Fifteen percent of two hundred forty is 36."),
+    ("square root of one hundred forty four", "Square root of one hundred forty four is 12."),
+    ("twelve fifty divided by five", "Twelve fifty divided by five is 250."),
+    ("(2+3)^2", "2 plus 3, squared, is 25."), ("(2 + 3) * 4", "2 plus 3, times 4, is 20."),
+    ("10 / 4", "10 divided by 4 is 2.5."), ("7 % 3", "7 mod 3 is 1."),
+    ("20% of 50", "20 percent of 50 is 10."), ("3 x 4", "3 times 4 is 12."),
+    ("12*7=", "12 times 7 is 84."), ("1,000 plus 2,500", "1,000 plus 2,500 is 3500."),
+    ("two point five times four", "Two point five times four is 10."),
+    ("10 minus 3 squared", "10 minus 3 squared is 1."),
+    ("sqrt 2", "The square root of 2 is about 1.4142."),
+    ("sqrt(2)", "The square root of 2 is about 1.4142."),
+    ("2 to the power of 10", "2 to the power of 10 is 1024."),
+    ("2 ** 10", "2 to the power of 10 is 1024."),
+    ("-3 + 5", "Minus 3 plus 5 is 2."), ("1/3", "1 divided by 3 is about 0.3333."),
+    ("what's the square root of 81", "The square root of 81 is 9."),
+    ("12 times 7 equals", "12 times 7 is 84."),
+    ("twenty-five times four", "Twenty-five times four is 100."),
+    # brackets that cannot be read aloud without ambiguity: just the answer
+    ("2 * (3 + 4)", "The answer is 14."), ("((1+2)*3)+4", "The answer is 13."),
+    ("sin(30)", "The answer is 0.5."),
 ])
-def test_spoken_arithmetic(expression, answer):
-    assert calculate(expression=expression).endswith(f"= {answer}")
+def test_the_answer_is_a_sentence_to_speak(expression, answer):
+    """Spoken as it is (speaks_result): the user's words, symbols read as words, no '='."""
+    assert calculate(expression=expression) == answer
 
 
 @pytest.mark.parametrize("expression, message", [

@@ -16,7 +16,7 @@ from voiceagent.agent.messages import Message, ToolCall
 _EXAMPLES: dict[str, tuple[str, dict[str, str], str, str]] = {
     # tool: (user says, arguments, tool result, spoken answer)
     "calculate": ("What is 15 percent of 80?", {"expression": "15 percent of 80"},
-                  "15 percent of 80 = 12", "15 percent of 80 is 12."),
+                  "15 percent of 80 is 12.", "15 percent of 80 is 12."),
     "get_time": ("What time is it in Tokyo?", {"place": "Tokyo"},
                  "In Tokyo it is 3:12 PM, Tuesday, March 3, 2026.", "It's 3:12 PM in Tokyo."),
 }

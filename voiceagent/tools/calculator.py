@@ -1,7 +1,8 @@
 """Calculator and unit conversion: spoken arithmetic through a safe AST evaluator (no eval).
 
 "15 percent of 80", "what is five times three", "square root of 2", "(2+3)^2" all work; only
-numbers, + - * / % ** and a few math functions are allowed, and huge powers are refused.
+numbers, + - * / % ** and a few math functions are allowed, and huge powers are refused. The
+answer is a sentence read aloud as it is: "Five times three is 15.", "2 plus 3, squared, is 25."
 """
 
 from __future__ import annotations
@@ -100,6 +101,40 @@ def spoken_number(value: float) -> str:
     if isinstance(value, int):
         return str(value)
     return f"{value:.10g}"
+
+
+_LEAD = re.compile(r"^\s*(?:what(?:'s| is)|how much is|calculate|compute)\s+", re.I)
+_TAIL = re.compile(r"(?:\s*(?:[?=.!]|\bequals?\b|\bis\b))+\s*$", re.I)
+# Symbols read as words, applied in order.
+_SYMBOLS: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
+    (r"\bsqrt\s*\(([^()]*)\)|\bsqrt\b\s*", lambda m: f" the square root of {m[1] or ''} "),
+    (r"(?:\^|\*\*)\s*2(?![\d.])", " squared "), (r"(?:\^|\*\*)\s*3(?![\d.])", " cubed "),
+    (r"\^|\*\*", " to the power of "),
+    (r"%(?=\s*of\b)", " percent "), (r"%(?=\s*[\d(])", " mod "), (r"%", " percent "),
+    (r"\*|×|(?<=\d)\s*x\s*(?=\d)", " times "), (r"/|÷", " divided by "),
+    (r"\+", " plus "), (r"(?<![a-z])[-−](?![a-z])", " minus "),
+]
+_GROUP_FIRST = re.compile(r"^\(([^()]+)\)\s*(.+)$")
+"""'(2 + 3) * 4': a bracketed start reads aloud as '2 plus 3, times 4'."""
+
+
+def spoken_sum(said: str, value: float) -> str:
+    """The answer as a sentence to speak: the sum in the user's words, symbols read as words
+    ('(2 + 3) * 4' -> '2 plus 3, times 4, is 20.'), or 'The answer is 20.' when its
+    brackets cannot be read aloud unambiguously. Inexact results are rounded and say so."""
+    rounded = round(value, 4)
+    exact = math.isclose(rounded, value, rel_tol=1e-12, abs_tol=1e-12)  # sin(30) is 0.5
+    answer = f"{'' if exact else 'about '}{spoken_number(rounded)}"
+    words = _TAIL.sub("", _LEAD.sub("", said.strip()))
+    for pattern, replacement in _SYMBOLS:
+        words = re.sub(pattern, replacement, words)
+    group = _GROUP_FIRST.match(words.strip())
+    if group:
+        words = f"{group[1]}, {group[2]},"
+    words = " ".join(words.split()).replace(" ,", ",")
+    if not words or re.search(r"[^\w\s,.'-]", words):  # brackets or signs left
+        return f"The answer is {answer}."
+    return f"{words[0].upper()}{words[1:]} is {answer}."
 
 
 # Unit conversion: each dimension maps unit names to their size in its base unit.
@@ -218,8 +253,7 @@ def make_tools() -> list[Tool]:
         conversion = as_conversion(expression)
         if conversion:
             return convert_units(*conversion)
-        value = evaluate(to_expression(expression))
-        return f"{expression.strip().rstrip('?=')} = {spoken_number(value)}"
+        return spoken_sum(expression, evaluate(to_expression(expression)))
 
     def convert_units(value: float, from_unit: str, to_unit: str) -> str:
         """Use when the user asks to convert between units of length, weight, volume,
