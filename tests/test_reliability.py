@@ -10,16 +10,16 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
 
+from voiceagent.agent.deferred import DeferredChat
 from voiceagent.agent.demo import MARK
 from voiceagent.agent.messages import Message, Reply
 from voiceagent.agent.session import SessionStore
-from voiceagent.agent.standby import StandbyChat
 from voiceagent.build import build_chat
 from voiceagent.config import Config, LLMConfig, PathsConfig
 from voiceagent.errors import ChatError, ModelError, ServerDown
@@ -100,7 +100,7 @@ def test_run_modes_get_a_standby_model_that_keeps_trying(tmp_path: Path) -> None
         with pytest.raises(ModelError):
             build_chat(config, stack)  # ask: an error, never the demo
         setup = build_chat(config, stack, standby=True)
-        assert not setup.demo and isinstance(setup.model, StandbyChat)
+        assert not setup.demo and isinstance(setup.model, DeferredChat)
         with pytest.raises(ServerDown, match="later.gguf"):
             setup.model.complete("", [Message("user", "hi")], [])
 
@@ -117,7 +117,8 @@ def test_standby_connects_when_the_model_comes_back() -> None:
         connected.set()
         return model, None
 
-    chat = StandbyChat(connect, reason="connection refused", retry_s=(0.01,))
+    chat = DeferredChat(connect, background_retry=True, reason="connection refused",
+                        retry_s=(0.01,))
     try:
         with pytest.raises(ServerDown, match="unavailable .connection refused"):
             chat.complete("", [Message("user", "hi")], [])
@@ -127,6 +128,36 @@ def test_standby_connects_when_the_model_comes_back() -> None:
         assert attempts and chat.recover() is False
     finally:
         chat.close()
+
+
+def test_ask_connects_on_the_first_request_only_and_a_failed_connect_is_that_requests_error(
+        ) -> None:
+    model = ScriptedChatModel().enqueue(Reply("one")).enqueue(Reply("two"))
+    attempts: list[ExitStack] = []
+    stopped: list[str] = []
+
+    def connect(stack: ExitStack) -> tuple[ScriptedChatModel, Callable[[], bool]]:
+        attempts.append(stack)
+        if len(attempts) == 1:
+            raise ChatError("the server did not start")
+        stack.callback(stopped.append, "server")
+        return model, lambda: True
+
+    chat = DeferredChat(connect, background_retry=False)
+    assert not chat.connected and not attempts and chat.recover() is False  # nothing started
+    with pytest.raises(ChatError, match="did not start"):
+        chat.complete("", [Message("user", "hi")], [])
+    replies: list[str] = []
+    askers = [threading.Thread(target=lambda: replies.append(
+        chat.complete("", [Message("user", "hi")], []).text)) for _ in range(2)]
+    for asker in askers:
+        asker.start()
+    for asker in askers:
+        asker.join(10)
+    assert sorted(replies) == ["one", "two"] and len(attempts) == 2  # connected once
+    assert chat.connected and chat.recover() is True
+    chat.close()
+    assert stopped == ["server"]
 
 
 def test_a_mode_without_audio_devices_says_so_before_loading_anything(tmp_path: Path) -> None:

@@ -46,7 +46,7 @@ def build_chat(config: Config, stack: ExitStack, *, allow_demo: bool = True,
     """The configured chat model; for provider local, our own llama.cpp server if needed.
 
     A model that cannot be reached is an error (ask exits non-zero), or with `standby` (the
-    run modes) a StandbyChat that answers "unavailable" and keeps trying to connect. The demo
+    run modes) a DeferredChat that answers "unavailable" and keeps trying to connect. The demo
     stands in only when no model is configured and the default one is not installed.
     """
     try:
@@ -61,12 +61,12 @@ def build_chat(config: Config, stack: ExitStack, *, allow_demo: bool = True,
             return ChatSetup(DemoChat(), None, True)
         if not standby:
             raise
-        from voiceagent.agent.standby import StandbyChat
+        from voiceagent.agent.deferred import DeferredChat
 
         log.error("the language model is unavailable: %s; serving without it and trying "
                   "again in the background", exc)
-        chat = StandbyChat(lambda retry_stack: _connect_chat(config, retry_stack),
-                           reason=str(exc).splitlines()[0])
+        chat = DeferredChat(lambda retry_stack: _connect_chat(config, retry_stack),
+                            background_retry=True, reason=str(exc).splitlines()[0])
         stack.callback(chat.close)
         return ChatSetup(chat, chat.recover, False)
 
@@ -207,9 +207,9 @@ def build_assistant(
         return chat.model, chat.recover
 
     if lazy_model:
-        from voiceagent.agent.lazy import LazyChat
+        from voiceagent.agent.deferred import DeferredChat
 
-        lazy = LazyChat(connect)
+        lazy = DeferredChat(lambda _own_stack: connect(), background_retry=False)
         agent.model, agent.recover = lazy, lazy.recover
     else:
         agent.model, agent.recover = connect()
