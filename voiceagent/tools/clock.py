@@ -88,6 +88,12 @@ ALIASES = {
 }
 """Names people say that the place data cannot give (no such country or city name)."""
 
+NOT_PLACES = {"january", "february", "march", "april", "may", "june", "july", "august",
+              "september", "october", "november", "december", "spring", "summer", "autumn",
+              "fall", "winter"}
+"""Times of year that are also towns (March, England; Spring, Texas): 'what time is it in
+March' is not about the town."""
+
 MIN_EXONYM_POPULATION = 100_000
 """Other names ('Bombay', 'Peking', 'Cologne') count only for cities this big: small towns'
 alternate names would shadow real places ('Bondi' is also an old name of Bondy, France)."""
@@ -107,7 +113,7 @@ class Places:
     """Names worth offering in 'Did you mean': countries, zones and larger cities."""
 
 
-PLACES_FORMAT = 1
+PLACES_FORMAT = 2
 """Bump when what build_places() puts in the table changes: older saved tables are rebuilt."""
 
 
@@ -173,7 +179,7 @@ def build_places() -> Places:
         if city["population"] < MIN_EXONYM_POPULATION:
             break
         for other in city["alternatenames"]:
-            if other.isascii() and other[:1].isupper():
+            if other.isascii() and other[:1].isupper() and not other.isupper():  # 'THE': IATA
                 zones.setdefault(_place_key(other), city["timezone"])
     return Places(zones, codes, suggestions)
 
@@ -222,7 +228,8 @@ def find_zone(place: str) -> zoneinfo.ZoneInfo:
         pass
     places = _places()
     key = _place_key(place)
-    zone = places.zones.get(key) or places.codes.get(re.sub(r"\W", "", place.strip()))
+    zone = None if key in NOT_PLACES else (
+        places.zones.get(key) or places.codes.get(re.sub(r"\W", "", place.strip())))
     if zone:
         return zoneinfo.ZoneInfo(zone)
     close = difflib.get_close_matches(key, places.suggestions, n=3, cutoff=0.8)
