@@ -129,9 +129,10 @@ step "say -> WAV" in_root \
 step "transcribe the WAV" in_root \
   '.venv/bin/voiceagent --config arm64.toml transcribe /tmp/rt.wav | tee /tmp/rt.txt &&
    grep -qi "timer" /tmp/rt.txt'
+# A question no local command answers, so the model itself runs (a sum would not need it).
 step "ask on qwen2.5-coder-0.5b" in_root \
-  '.venv/bin/voiceagent --config arm64.toml ask --no-speak "What is two plus three?" | tee /tmp/ask.txt &&
-   grep -qiE "5|five" /tmp/ask.txt'
+  '.venv/bin/voiceagent --config arm64.toml ask --no-speak "What is the capital of France?" |
+   tee /tmp/ask.txt && grep -qi "paris" /tmp/ask.txt'
 
 echo "== summary (aarch64 under qemu-user-static, total $(( $(date +%s) - t_all ))s)"
 printf '%s\n' "${summary[@]}" | tee -a "$log"
