@@ -32,7 +32,8 @@ CORPUS = Path(__file__).with_name("requests.toml")
 """The bundled requests (package data)."""
 SETTINGS = {"on": (True,), "off": (False,), "both": (True, False)}
 TURN_SECONDS = 600.0
-"""The per-turn time cap while evaluating (at least): a busy machine must not fail a turn."""
+"""The per-turn time cap while evaluating (at least; half of it for one model request): a
+busy machine must not fail a turn."""
 
 
 @dataclasses.dataclass
@@ -335,10 +336,14 @@ def run_evaluate(config: Config, *, model: str | None = None, local: str | None 
     else:
         out("this build has no local commands: every turn goes to the language model")
         settings = (None,)
-    # Correctness is judged apart from speed: on a busy machine the per-turn time cap would
-    # end turns the model gets right (the time per turn is reported on its own).
-    config = dataclasses.replace(config, agent=dataclasses.replace(
-        config.agent, max_seconds=max(config.agent.max_seconds, TURN_SECONDS)))
+    # Correctness is judged apart from speed: on a busy machine the per-turn time cap and the
+    # request timeout would end turns the model gets right (time per turn is reported apart).
+    config = dataclasses.replace(
+        config,
+        agent=dataclasses.replace(config.agent,
+                                  max_seconds=max(config.agent.max_seconds, TURN_SECONDS)),
+        llm=dataclasses.replace(config.llm,
+                                timeout_s=max(config.llm.timeout_s, TURN_SECONDS / 2)))
     runs: list[Run] = []
 
     def save() -> None:
