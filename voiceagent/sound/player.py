@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -25,9 +26,14 @@ STALL_S = 3.0
 class SoundPlayer:
     """The Player port on the configured output device."""
 
-    def __init__(self, config: AudioConfig) -> None:
+    def __init__(self, config: AudioConfig, *,
+                 tap: Callable[[np.ndarray, int, float, bool], None] | None = None) -> None:
         self._device_spec = config.output_device
         self._stopping = threading.Event()
+        self.tap = tap
+        """Shown every buffer as it is played: (mono samples, rate, PortAudio time at which
+        it reaches the speaker, whether it starts a clip). The echo canceller's reverse
+        stream (sound/echo.py)."""
 
     def play(self, audio: Audio) -> None:
         """Play `audio`, returning when it has been heard or `stop()` was called."""
@@ -77,6 +83,9 @@ class SoundPlayer:
             outdata[:len(chunk)] = chunk
             outdata[len(chunk):] = 0
             position += frames
+            if self.tap is not None:
+                self.tap(outdata[:, 0], audio.rate, time_info.outputBufferDacTime,
+                         position == frames)
             if self._stopping.is_set():
                 raise sd.CallbackAbort
             if position >= len(samples):
