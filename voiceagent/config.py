@@ -146,6 +146,10 @@ class AudioConfig:
     vad_threshold: float = _f(0.5, "speech probability (0..1) that counts as speech",
                               minimum=0)
     half_duplex: bool = _f(True, "ignore the microphone while the assistant speaks")
+    echo_cancel: bool = _f(False, "kiosk: remove the speaker's own sound from the microphone "
+                           "(WebRTC echo cancellation) and keep listening while speaking, so the "
+                           "wake word or \"stop\" interrupts an answer (half_duplex is then "
+                           "ignored)")
     chime: bool = _f(True, "play a short sound when listening starts and stops")
 
 
@@ -209,6 +213,17 @@ class TriggerConfig:
     evdev_key: str = _f("KEY_RIGHTCTRL", "key watched on /dev/input in daemon mode "
                         "(and for hold-to-talk)")
     wake_phrase: str = _f("", "kiosk: only answer utterances starting with this; empty = all")
+    wake_word: str = _f("", "kiosk: nothing is transcribed until this wake word is heard: a "
+                        "bundled one (hey_jarvis, okay_nabu, hey_mycroft, alexa) or the path of "
+                        "a microWakeWord .json; empty = none (then wake_phrase, if set, is "
+                        "checked on the transcript)")
+    wake_cutoff: float = _f(0.0, "how sure the wake word model must be (0..1): higher wakes "
+                            "less often by mistake and misses more; 0 = the model's own (0.97 "
+                            "for hey_jarvis)", minimum=0)
+    wake_refractory_s: float = _f(2.0, "after the wake word fires, it cannot fire again for "
+                                  "this long", minimum=0)
+    follow_up_s: float = _f(5.0, "kiosk: after an answer that ends with a question, listen this "
+                            "long without the wake word; 0 = never", minimum=0)
 
 
 @dataclass(frozen=True)

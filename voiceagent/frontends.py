@@ -259,7 +259,7 @@ class KioskFrontEnd:
                 log.info("heard %r over the answer: stopping", text)
                 self._assistant.interrupt()
             else:
-                log.debug("heard %r over the answer: not a stop word", text)
+                log.info("heard %r over the answer: not a stop word", text)
 
         threading.Thread(target=check, name="stop-check", daemon=True).start()
 

@@ -8,6 +8,7 @@ are checked first, so a missing one is reported within seconds, before any model
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import signal
 import sys
@@ -20,7 +21,7 @@ from voiceagent.agent.events import Events
 from voiceagent.build import build_assistant, build_synthesizer
 from voiceagent.config import Config, load_config
 from voiceagent.errors import DeviceError, VoiceAgentError
-from voiceagent.frontends import KeyedFrontEnd, KioskFrontEnd, VoiceApprover
+from voiceagent.frontends import KeyedFrontEnd, KioskFrontEnd, Replies, VoiceApprover
 from voiceagent.triggers import EvdevKeys, KeySource, LineKeys, TerminalKeys
 from voiceagent.view import LogView, TerminalView, setup_logging
 
@@ -81,7 +82,8 @@ def _run_once(config: Config, *, mode: str, keys: str | None, verbose: bool,
         stack.callback(recorder.close)
         check_devices(config, recorder, keep_open=mode != "kiosk")  # before models load
         synthesizer = build_synthesizer(config)
-        approver = VoiceApprover(recorder)
+        replies = Replies(config.audio.listen_timeout_s)  # the kiosk's mic has one reader
+        approver = VoiceApprover(replies if mode == "kiosk" else recorder)
         assistant = build_assistant(config, stack, mode=mode, player=player, events=events,
                                     synthesizer=synthesizer, approve=approver, standby=True)
         approver.assistant = assistant
@@ -91,8 +93,7 @@ def _run_once(config: Config, *, mode: str, keys: str | None, verbose: bool,
         watcher.start()
         log.info("voiceagent %s mode ready (config: %s)", mode, config.source)
         if mode == "kiosk":
-            KioskFrontEnd(assistant, recorder, wake_phrase=config.trigger.wake_phrase,
-                          half_duplex=config.audio.half_duplex).run(stop)
+            _kiosk(config, assistant, recorder, player, replies).run(stop)
             return
         recorder.open()  # one stream kept open: no device start-up lost at each key press
         source = _key_source(config, mode, keys)
@@ -100,6 +101,50 @@ def _run_once(config: Config, *, mode: str, keys: str | None, verbose: bool,
         chime = _chime(config, player)
         KeyedFrontEnd(assistant, recorder.record, source.start(), view=view,
                       chime=chime).run(stop)
+
+
+def _kiosk(config: Config, assistant: Any, recorder: Any, player: Any,
+           replies: Replies) -> KioskFrontEnd:
+    """The kiosk: the echo canceller and the wake gate become the recorder's per-block
+    processors, in that order; the player's tap feeds the canceller what was played."""
+    from voiceagent.sound.player import SoundPlayer
+    from voiceagent.speech.cutter import UtteranceCutter
+    from voiceagent.speech.vad import SileroVAD
+    from voiceagent.speech.wakegate import WakeGate
+
+    trigger, audio = config.trigger, config.audio
+    chimes = SoundPlayer(audio)  # its own: a chime never clears the answer's stop flag
+    echo_only = lambda: False  # noqa: E731
+    if audio.echo_cancel:
+        from voiceagent.sound.echo import EchoCanceller, Reference
+
+        reference = Reference()
+        player.tap = chimes.tap = reference.played
+        canceller = EchoCanceller(reference)
+        recorder.processors.append(canceller)
+        echo_only = lambda: canceller.echo_only  # noqa: E731
+    gate = None
+    if trigger.wake_word or audio.echo_cancel:
+        wake = None
+        if trigger.wake_word:
+            from voiceagent.speech.wakeword import WakeWord
+
+            wake = WakeWord(trigger.wake_word, cutoff=trigger.wake_cutoff,
+                            refractory_s=trigger.wake_refractory_s)
+            log.info("waiting for the wake word %r", wake.name)
+        vad = SileroVAD()
+
+        def watch(**changes: Any) -> UtteranceCutter:
+            vad.reset()
+            return UtteranceCutter.from_config(vad, dataclasses.replace(audio, **changes))
+
+        gate = WakeGate(wake, watch, listen_s=audio.listen_timeout_s,
+                        deaf=lambda: bool(recorder.is_paused), echo_only=echo_only)
+        recorder.processors.append(gate)
+    return KioskFrontEnd(
+        assistant, recorder, gate=gate, half_duplex=not audio.echo_cancel,
+        wake_phrase="" if trigger.wake_word else trigger.wake_phrase,
+        chime=_chime(config, chimes), follow_up_s=trigger.follow_up_s, replies=replies)
 
 
 def check_devices(config: Config, recorder: Any, *, keep_open: bool) -> None:
