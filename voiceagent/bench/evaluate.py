@@ -208,7 +208,8 @@ def tally(verdicts: Sequence[Verdict]) -> dict[str, Any]:
         "forbidden": sum(bool(v.forbidden) for v in verdicts),
         "refusal_cases": len(refusals),
         "refused": sum(bool(v.refused) for v in refusals),
-        "local": sum(v.observed.local for v in verdicts),
+        # answered by a local command without any model request
+        "local": sum(v.observed.local and not v.observed.llm_requests for v in verdicts),
         "median_s": round(statistics.median(seconds), 2) if seconds else 0.0,
         "max_s": round(max(seconds), 2) if seconds else 0.0,
     }
@@ -272,9 +273,10 @@ def markdown_summary(runs: Sequence[Run]) -> str:
 def case_line(v: Verdict) -> str:
     """One progress line: verdict, time, path, intent, request, what was called, problems."""
     o = v.observed
-    path = "local" if o.local else f"llm×{o.llm_requests}"
+    path = "+".join(p for p in ("local" if o.local else "",
+                                f"llm×{o.llm_requests}" if o.llm_requests else "") if p)
     calls = "; ".join(f"{c.name}({_short(c.args)}){'!' if c.error else ''}" for c in o.calls)
-    line = (f"{'ok  ' if v.ok else 'MISS'} {o.seconds:5.1f}s {path:6} {v.case.intent:20} "
+    line = (f"{'ok  ' if v.ok else 'MISS'} {o.seconds:5.1f}s {path or '-':6} {v.case.intent:20} "
             f"{v.case.say!r} -> {calls or '(no tool)'} | {o.answer[:70]!r}")
     return line if v.ok else f"{line}\n      {'; '.join(v.problems)}"
 
