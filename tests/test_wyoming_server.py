@@ -43,10 +43,11 @@ def server(tmp_path_factory: pytest.TempPathFactory, llm_base_url: str) -> Itera
     port = free_port()
     config = root / "config.toml"
     config.write_text(
-        f'[llm]\nmodel = "qwen2.5-coder-0.5b"\nbase_url = "{llm_base_url}"\n'
+        f'[llm]\nmodel = "qwen2.5-coder-0.5b"\nbase_url = "{llm_base_url}"\ntimeout_s = 600.0\n'
         f'[paths]\ndata_dir = "{root / "data"}"\n'
         f'[agent]\nlocal_commands = false\n'  # the clock question goes to the model
-        f'[tools]\nenabled = ["clock", "calculator", "shell"]\n'
+        f'max_seconds = 600.0\n'  # a cold prompt on a busy 2-core machine can take minutes
+        f'[tools]\nenabled = ["clock", "shell"]\n'
         f'[wyoming]\nuri = "tcp://127.0.0.1:{port}"\nzeroconf = false\n'
     )
     log = root / "server.log"
@@ -57,7 +58,7 @@ def server(tmp_path_factory: pytest.TempPathFactory, llm_base_url: str) -> Itera
 
 async def exchange(port: int, *events: Event, until: str) -> list[Event]:
     """Send `events`, then read until an event of type `until` (or the server closes)."""
-    async with AsyncTcpClient("127.0.0.1", port, read_timeout=300) as client:
+    async with AsyncTcpClient("127.0.0.1", port, read_timeout=600) as client:
         for event in events:
             await client.write_event(event)
         received: list[Event] = []
