@@ -101,6 +101,9 @@ class Capture:
                 self._proc.kill()
                 self._proc.wait()
         self._reader.join(timeout=2)
+        for pipe in (self._proc.stdout, self._proc.stderr):
+            if pipe is not None:
+                pipe.close()
 
 
 def play(wav: Path, sink: str) -> float:

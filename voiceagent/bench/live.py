@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import sys
 import tempfile
 import threading
@@ -93,12 +94,14 @@ def run_live(config: Config, options: LiveOptions, *, wav_dir: Path | None,
     """Measure mouth to ear over the questions; print the table, write JSON and PNG."""
     questions = load_questions(wav_dir or QUESTIONS_DIR)
     questions = questions[: options.turns or len(questions)]
-    variants = _variants(config, options.local_commands)
     turns: list[dict[str, Any]] = []
     with ExitStack() as stack:
         tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="voiceagent-live-")))
         slot_dir = config.data_dir / "prompt-cache"  # shared with `run`: a warm start helps both
         config = bench_config(config, tmp / "data")
+        # a busy machine must slow a turn down, not cut it off: the figures are the point
+        config = dataclasses.replace(config, agent=dataclasses.replace(
+            config.agent, max_seconds=max(config.agent.max_seconds, TURN_TIMEOUT_S)))
         wavs = _write_wavs(questions, tmp)
         mic, speaker = Capture(options.mic_source), Capture(options.speaker_source)
         stack.callback(mic.close)
@@ -107,11 +110,14 @@ def run_live(config: Config, options: LiveOptions, *, wav_dir: Path | None,
         speaker.wait_started()
         _progress(f"loading models (LLM {config.llm.model or config.llm.provider}) ...")
         config, server = _start_llm(config, stack, slot_dir)
+        variants = _variants(config, options.local_commands)
         setup: dict[str, Any] = {"llm": config.llm.model or config.llm.provider,
                                  "stt": config.stt.model, "tts": config.tts.voice,
                                  "silence_ms": config.audio.silence_ms,
                                  "chime": config.audio.chime, "variants": [],
-                                 "questions": len(questions)}
+                                 "questions": len(questions),
+                                 "load_average_at_start": round(os.getloadavg()[0], 2),
+                                 "cpus": len(os.sched_getaffinity(0))}
         for n, (label, variant) in enumerate(variants):
             setup["variants"].append(label)
             plan = [(q, "first" if n == 0 and i == 0 else "") for i, q in enumerate(questions)]
@@ -119,6 +125,7 @@ def run_live(config: Config, options: LiveOptions, *, wav_dir: Path | None,
                 plan.append((questions[0], "repeat"))
             turns += _run_variant(variant, label, plan, wavs, options, mic, speaker, server,
                                   setup, first=n == 0)
+        setup["load_average_at_end"] = round(os.getloadavg()[0], 2)
     report = summarize_live(turns, setup=setup)
     print(render_live(report))
     if json_path:
@@ -241,6 +248,8 @@ def _figures(q: Question, words_end: float, turns: list[tuple[float, list[Event]
               for k, spans in figures["stages"].items()}
     stages["endpoint"] = [[0.0, round(shift, 3)]]
     first_audio_event = timings.get("first_audio")
+    if first_audio_event is not None and "first_sentence" in timings:  # its synthesis
+        stages["tts"] = [[timings["first_sentence"], first_audio_event]]
     sound, t_sound = speaker.window(words_end, time.monotonic())
     first = first_sound(sound, RATE)
     if first is not None:

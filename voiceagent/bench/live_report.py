@@ -94,7 +94,9 @@ def render_live(report: dict[str, Any]) -> str:
              f"{s['llm']}, STT whisper {s['stt']}, TTS piper {s['tts']}, endpoint silence "
              f"{s['silence_ms']} ms, chime {'on' if s['chime'] else 'off'}; prompt prefix "
              f"{s.get('prefix_restore', 'n/a')} in {s.get('prefix_restore_s', '-')} s",
-             "seconds since the end of the words at the microphone (median / p90, n)", ""]
+             f"{s.get('cpus')} CPUs, load average {s.get('load_average_at_start')} at start, "
+             f"{s.get('load_average_at_end')} at end; seconds since the end of the words at "
+             "the microphone (median / p90, n)", ""]
     names = list(report["summary"])
     lines.append(f"{'':27}" + "".join(f"{n:>22}" for n in names))
     for key, label, _get in LIVE_METRICS:
