@@ -32,13 +32,15 @@ KEEP_S = 8
 echo reference; it is cancelled as if nothing had played)."""
 BURST_BLOCKS = 5
 """This many blocks in a row read later than their count says is a burst (see _capture_time)."""
-ECHO_ONLY_RATIO = 10 ** (-12 / 10)
-"""Cancelling took away more than 12 dB: the block was mostly echo (a person talking over
+ECHO_ONLY_RATIO = 10 ** (-6 / 10)
+"""Cancelling took away more than 6 dB: the block was mostly echo (a person talking over
 it keeps their own level)."""
-SLACK_S = 0.03
-"""The counted capture time may trail the quickest recent read by this much (jitter)."""
-LAG_BLOCKS = 300
-"""Reads (~10 s) over which the quickest one is taken as the input latency."""
+SLACK_S = 1.0
+"""The counted capture time may trail even the quickest read of the last LAG_BLOCKS by this
+much before it is taken as lost blocks or clock drift (a reader that falls behind under load
+is not a reason: its blocks still carry their own times)."""
+LAG_BLOCKS = 900
+"""Reads (~30 s) over which the quickest one is taken."""
 STATS_BLOCKS = 150
 """Blocks (~5 s) of playback per debug line on how much echo was removed."""
 JUMP_S = 0.25
@@ -170,10 +172,10 @@ class EchoCanceller:
 
     def _capture_time(self, n: int, adc_time: float | None) -> float:
         """The block's capture time: given, or counted in samples and kept just behind the
-        clock. Reading a block happens some time after its capture; the shortest such delay
-        over the last seconds is the input latency, so the count is pulled back whenever it
-        runs ahead of the clock (a late first burst) and forward when even the quickest
-        recent read lags it by more than SLACK_S (lost blocks, clock drift)."""
+        clock. Reading a block happens some time after its capture, so the count is pulled
+        back whenever it runs ahead of the clock (a late first burst), and forward only when
+        even the quickest read of the last ~30 s lags it by more than SLACK_S (lost blocks,
+        clock drift)."""
         if adc_time is not None:
             return adc_time
         latest = self._now() - n / STT_RATE
