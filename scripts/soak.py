@@ -246,19 +246,22 @@ def missing_from_session(lines: list[str], session: Path) -> list[str]:
 
 
 def summarise(samples: list[Sample], failures: list[str]) -> dict[str, object]:
-    warm = max(2, len(samples) // 5)  # caches fill in the first turns: not a leak
-    steady = samples[warm:]
-    slopes = {}
+    # Allocator arenas and model caches fill during the first dozens of turns (RSS steps up,
+    # then stays flat): the slope that decides is the one after the first third.
+    warm = max(2, len(samples) // 3)
+    slopes, slopes_all = {}, {}
     for who in ("assistant", "server"):
-        for key, name in (("rss_mb", "rss_mb"), ("fds", "fds"), ("threads", "threads")):
-            pairs = [(s.turn, getattr(s, who)[key]) for s in steady if getattr(s, who)]
-            slopes[f"{who}_{name}"] = round(slope_per_100([p[0] for p in pairs],
-                                                          [p[1] for p in pairs]), 2)
+        for key in ("rss_mb", "fds", "threads"):
+            for target, part in ((slopes, samples[warm:]), (slopes_all, samples)):
+                pairs = [(s.turn, getattr(s, who)[key]) for s in part if getattr(s, who)]
+                target[f"{who}_{key}"] = round(slope_per_100([p[0] for p in pairs],
+                                                             [p[1] for p in pairs]), 2)
     growth = [f"{k} grows {v} per 100 turns (limit {LIMITS[k]})"
               for k, v in slopes.items() if v > LIMITS[k]]
     last = samples[-1] if samples else None
     return {
         "turns": len(samples), "warm_up_turns": warm, "slope_per_100_turns": slopes,
+        "slope_per_100_turns_with_warm_up": slopes_all,
         "first": asdict(samples[0]) if samples else None,
         "last": asdict(last) if last else None,
         "failed_turns": failures, "growth": growth,
