@@ -125,12 +125,19 @@ def _kiosk(config: Config, assistant: Any, recorder: Any, player: Any,
         echo_only = lambda: canceller.echo_only  # noqa: E731
     gate = None
     if trigger.wake_word or audio.echo_cancel:
-        wake = None
+        wake: Any = None
         if trigger.wake_word:
-            from voiceagent.speech.wakeword import WakeWord
+            from voiceagent.speech.wakeword import WakeOverEcho, WakeWord
 
-            wake = WakeWord(trigger.wake_word, cutoff=trigger.wake_cutoff,
-                            refractory_s=trigger.wake_refractory_s)
+            def make() -> WakeWord:
+                return WakeWord(trigger.wake_word, cutoff=trigger.wake_cutoff,
+                                refractory_s=trigger.wake_refractory_s)
+
+            wake = make()
+            if audio.echo_cancel:  # over an answer: the raw mic too, unless it said it
+                wake = WakeOverEcho(make, lambda: canceller.last_raw,
+                                    lambda: canceller.last_far,
+                                    refractory_s=trigger.wake_refractory_s)
             log.info("waiting for the wake word %r", wake.name)
         vad = SileroVAD()
 

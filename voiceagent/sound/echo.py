@@ -140,6 +140,8 @@ class EchoCanceller:
         self._apm = AudioProcessor(STT_RATE, 1, echo_cancellation=True,
                                    noise_suppression=noise_suppression,
                                    high_pass_filter=True, stream_delay_ms=0)
+        self.last_raw = self.last_far = np.zeros(0, dtype=np.float32)
+        """The last block as the microphone heard it, and what the speaker played then."""
         self.echo_only = False
         """The last block was the speaker's echo and little else: what is left of it is a
         residue of the assistant's own voice (a stop-word check should not listen to it)."""
@@ -158,6 +160,7 @@ class EchoCanceller:
         block = np.asarray(block, dtype=np.float32)
         start = self._capture_time(len(block), adc_time)
         far = self.reference.span(start + LEAD_MS / 1000, len(block))
+        self.last_raw, self.last_far = block, far
         out = np.asarray(self._apm.process(block, far), dtype=np.float32)
         self.echo_only = False
         if far.any():
