@@ -56,10 +56,10 @@ def test_quiet_on_news_and_near_misses(wake: WakeWord) -> None:
     wake.reset()
     near_misses = [say(t) for t in ("Hey Travis, how are you?", "Jarvis, what time is it?",
                                     "Hey, what time is it?", "Harvest this service.")]
-    audio = news(12)
+    audio = news(8)
     for clip in [audio, *near_misses]:
         assert detections(wake, clip) == []
-    assert audio.seconds > 35  # a real amount of speech was heard
+    assert audio.seconds > 25  # a real amount of speech was heard
 
 
 def test_refractory_time_gives_one_wake_up_per_wake_word(wake: WakeWord) -> None:
