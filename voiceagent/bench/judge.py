@@ -28,7 +28,8 @@ GROUNDED = ("items", "label", "text", "place", "which")
 """Free-text arguments that must come from the utterance (or the case's setup)."""
 
 _REFUSAL = re.compile(
-    r"\b(can'?t|cannot|can not|unable|not able|don'?t have|do not have|no access|"
+    r"\b(can'?t|cannot|can not|couldn'?t|could not|unable|not able|don'?t have|do not have|"
+    r"no access|"
     r"not possible|isn'?t something|not something|no way to|not available|"
     r"don'?t support|do not support|not supported|only help with|beyond what)\b", re.I)
 _LEAKS = (
