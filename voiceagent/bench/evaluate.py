@@ -266,7 +266,7 @@ def markdown_summary(runs: Sequence[Run]) -> str:
             f"{every['invented']} | {every['error_aloud']} | "
             f"{_pct(unsup['refused'], unsup['cases'])} | {_pct(chat['right'], chat['cases'])} | "
             f"{_pct(near['right'], near['cases'])} | {_pct(every['local'], every['cases'])} | "
-            f"{every['median_s']:.1f} |")
+            f"{every['median_s']:.2f} |")
     return "\n".join(lines)
 
 
