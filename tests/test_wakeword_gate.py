@@ -120,3 +120,13 @@ def test_deaf_hears_nothing_not_even_the_wake_word() -> None:
     assert rig.feed(say("Hey Jarvis, what time is it?", USERS[0])) == []
     assert rig.woken == 0 and rig.passed == 0
     assert np.all(rig.gate(np.ones(512, np.float32)) == 0)
+
+
+def test_what_counts_as_stop_and_as_a_question_back() -> None:
+    from voiceagent.frontends import asks_back, is_stop
+
+    assert all(is_stop(t) for t in ("Stop.", "Cancel!", "Never mind.", "Okay, enough.",
+                                    "Be quiet"))
+    assert not any(is_stop(t) for t in ("Go on.", "What time is it?", ""))
+    assert asks_back("Which list should I add it to?")
+    assert asks_back('Did you mean "milk"?') and not asks_back("Added milk to shopping.")
