@@ -295,3 +295,21 @@ def test_timers_firing_on_a_full_disk_announce_once_and_keep_running(
     assert said == ["Your 1 minute tea timer is done.", "Your 2 minute eggs timer is done."]
     assert timers.pending() == []
     assert sum(r.levelno >= logging.ERROR for r in caplog.records) == 1
+
+
+def test_history_is_bounded_by_size_so_requests_fit_the_context_window() -> None:
+    from voiceagent.agent.messages import ToolCall
+    from voiceagent.agent.session import bound, unpaired
+
+    turns: list[Message] = []
+    for n in range(60):  # the soak's failure: ~50 turns outgrew a 4096-token window
+        turns += [Message("user", f"question {n}"),
+                  Message("assistant", "", calls=(ToolCall(f"c{n}", "get_time", {}),)),
+                  Message("tool", "It is noon. " * 5, call_id=f"c{n}"),
+                  Message("assistant", "It is noon, " + "and a long answer " * 10)]
+    kept = bound(turns, 1000, max_chars=3000)
+    size = sum(len(m.text) + sum(len(str(c.to_dict())) for c in m.calls) for m in kept)
+    assert kept[0].role == "user" and unpaired(kept) is None
+    assert size <= 3000 and kept[-1] == turns[-1] and kept[0].text.startswith("question ")
+    assert bound(turns, 1000, max_chars=10) == turns[-4:]  # the newest turn always stays
+    assert bound(turns, 2) == turns[-8:]

@@ -197,7 +197,8 @@ class Assistant:
             self._reset_requested = False
             self.history = []
         else:
-            self.history = bound(self.history + list(new_messages), self.session.max_turns)
+            self.history = bound(self.history + list(new_messages), self.session.max_turns,
+                                 self.session.max_chars)
         self.session.save(self.history)
 
 

@@ -110,6 +110,16 @@ def _no_model_configured(config: Config, exc: Exception) -> bool:
             and not config.llm.base_url and isinstance(exc, ModelError))
 
 
+def history_chars(config: Config) -> int | None:
+    """How much history fits our own server's context window beside the fixed prompt prefix
+    (~1,400 tokens), the reply and one tool round (~650), at ~2.5 characters a token; None
+    for other providers (their windows are large)."""
+    if config.llm.provider != "local":
+        return None
+    tokens = config.server.ctx_size - 2048 - config.llm.max_reply_tokens
+    return max(1000, int(tokens * 2.5))
+
+
 def build_toolbox(config: Config, stack: ExitStack, context: ToolContext) -> Toolbox:
     toolbox = build_tools(config, context)
     stack.callback(toolbox.close)
@@ -176,7 +186,8 @@ def build_assistant(
     that needs it, so a one-shot turn answered locally never starts it.
     """
     session = SessionStore(
-        config.data_dir / "sessions" / f"{config.session.name}.jsonl", config.session.max_turns
+        config.data_dir / "sessions" / f"{config.session.name}.jsonl", config.session.max_turns,
+        history_chars(config),
     )
     stack.enter_context(session.lock())
     holder: list[Assistant] = []

@@ -31,10 +31,12 @@ VERSION = 1
 class SessionStore:
     """The history of one session in a JSONL file: a header line, then one message a line."""
 
-    def __init__(self, path: Path, max_turns: int) -> None:
+    def __init__(self, path: Path, max_turns: int, max_chars: int | None = None) -> None:
         self.path = Path(path)
         self.max_turns = max_turns
         """User turns kept; older ones are dropped at save."""
+        self.max_chars = max_chars
+        """Characters of history kept (None: no cap), so requests fit the context window."""
         self._lock_file: IO[str] | None = None
         self._save_failing = False
         """The last save failed (said once in the log, not at every turn)."""
@@ -66,7 +68,7 @@ class SessionStore:
         problem = unpaired(messages)
         if problem:
             raise ValueError(f"refusing to save a broken history: {problem}")
-        kept = bound(messages, self.max_turns)
+        kept = bound(messages, self.max_turns, self.max_chars)
         header = {"voiceagent_session": VERSION, "saved": time.strftime("%Y-%m-%dT%H:%M:%S")}
         lines = [json.dumps(header)] + [json.dumps(m.to_dict(), ensure_ascii=False) for m in kept]
         try:
@@ -122,13 +124,24 @@ class SessionStore:
                     "conversation", self.path, exc, aside)
 
 
-def bound(messages: Sequence[Message], max_turns: int) -> list[Message]:
-    """The last `max_turns` user turns; cut only where a user message starts a turn, so a tool
-    call is never separated from its results."""
+def bound(messages: Sequence[Message], max_turns: int,
+          max_chars: int | None = None) -> list[Message]:
+    """The last `max_turns` user turns, and no more of them than fit in `max_chars`; cut only
+    where a user message starts a turn, so a tool call is never separated from its results.
+
+    The size cap keeps the history inside the model's context window: bounded by turns
+    alone, a long-running kiosk's requests outgrew it and every later turn failed (HTTP 400
+    "exceeds the available context size"). The newest turn is always kept."""
     starts = [i for i, m in enumerate(messages) if m.role == "user"]
-    if len(starts) <= max_turns:
-        return list(messages)
-    return list(messages[starts[-max_turns]:])
+    cut = starts[-max_turns] if len(starts) > max_turns else 0
+    if max_chars is not None and starts:
+        sizes = [len(m.text) + sum(len(json.dumps(c.to_dict())) for c in m.calls)
+                 for m in messages]
+        for start in [cut] + [i for i in starts if i > cut]:
+            cut = start  # the last one (the newest turn) is kept whatever its size
+            if sum(sizes[start:]) <= max_chars:
+                break
+    return list(messages[cut:])
 
 
 def unpaired(messages: Sequence[Message]) -> str | None:
