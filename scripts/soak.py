@@ -177,7 +177,7 @@ def run(turns: int, model: str, work: Path, out: Path | None) -> int:
     data = work / "data"
     config = work / "config.toml"
     config.write_text(f'[llm]\nmodel = "{model}"\n[paths]\ndata_dir = "{data}"\n'
-                      f'[session]\nmax_turns = {turns + 10}\n'
+                      f'[session]\nmax_turns = {turns + 10}\n'  # the size cap still applies
                       '[audio]\nchime = false\n[trigger]\nmode = "kiosk"\n')
     pulse = PulseServer(work / "pulse")
     (work / "pulse").mkdir()
@@ -228,20 +228,31 @@ def run(turns: int, model: str, work: Path, out: Path | None) -> int:
 
 
 def missing_from_session(lines: list[str], session: Path) -> list[str]:
-    """Every heard question and spoken answer must be in the session file."""
+    """Every heard question and spoken answer since the oldest turn the session still keeps
+    (it is bounded by turns and by size, to fit the model's context) must be in the file, in
+    order; turns before it were dropped on purpose, and their count is not a failure."""
     messages = SessionStore(session, 10**6).load()
-    users = {m.text.strip() for m in messages if m.role == "user"}
+    users = [m.text.strip() for m in messages if m.role == "user"]
     assistants = " ".join(m.text for m in messages if m.role == "assistant")
-    missing = []
+    said = []
     for line in lines:
-        if "heard: " in line:
-            text = line.split("heard: ", 1)[1].strip()
-            if text and text != "(nothing)" and not any(text in u for u in users):
-                missing.append(f"user line not in the session: {text!r}")
-        elif "answered: " in line:
-            text = line.split("answered: ", 1)[1].strip()
-            if text and text not in assistants:
-                missing.append(f"assistant line not in the session: {text!r}")
+        for key, role in (("heard: ", "user"), ("answered: ", "assistant")):
+            if key in line:
+                text = line.split(key, 1)[1].strip()
+                if text and text != "(nothing)":
+                    said.append((role, text))
+    if not users:
+        return ["the session file holds no turn"] if said else []
+    first = next((i for i, (role, text) in enumerate(said)
+                  if role == "user" and users[0] in text), None)
+    if first is None:
+        return [f"the session's oldest question {users[0]!r} was never heard"]
+    missing = []
+    for role, text in said[first:]:
+        if role == "user" and not any(text in u or u in text for u in users):
+            missing.append(f"user line not in the session: {text!r}")
+        elif role == "assistant" and text not in assistants:
+            missing.append(f"assistant line not in the session: {text!r}")
     return missing
 
 
