@@ -250,6 +250,10 @@ def run_bench(config: Config, turns: int, wav_dir: Path | None, json_path: str |
     with ExitStack() as stack:
         tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="voiceagent-bench-")))
         config = bench_config(config, tmp)
+        # both pipelines are about the model's reply: a built-in command answered without it
+        # would make them the same turn (bench --live compares local commands with the LLM)
+        config = dataclasses.replace(config, agent=dataclasses.replace(config.agent,
+                                                                       local_commands=False))
         _progress(f"loading models (LLM {config.llm.model or config.llm.provider}) ...")
         config, server_pid = _start_llm(config, stack)
         bench = _build(config, stack, server_pid)
