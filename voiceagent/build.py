@@ -145,6 +145,9 @@ def build_local_commands(config: Config, toolbox: Toolbox) -> LocalMatcher | Non
 
 
 def build_transcriber(config: Config, vocabulary: list[str] | None = None) -> Transcriber:
+    """Speech to text, biased towards `vocabulary` (list names) and the wake phrase."""
+    wake = [config.trigger.wake_phrase] if config.trigger.wake_phrase else []
+    vocabulary = [*(vocabulary or []), *wake]
     if config.stt.engine == "wyoming":  # a remote service, the bundled model as fallback
         from voiceagent.wyoming.client import remote_transcriber
 
