@@ -244,11 +244,10 @@ def make_tools() -> list[Tool]:
 
     @tool(speaks_result=True, grounded=("expression",))
     def calculate(expression: str) -> str:
-        """Use when the user asks for arithmetic: add, subtract, multiply, divide, powers,
-        percentages or square roots, e.g. "15 percent of 80" or "12 times 7".
+        """Arithmetic: + - * /, powers, percentages, square roots, e.g. "15 percent of 80".
 
         Args:
-            expression: the user's sum, in their words or in symbols like (2 + 3) * 4.
+            expression: the sum, in words or symbols like (2 + 3) * 4.
         """
         conversion = as_conversion(expression)
         if conversion:
@@ -256,8 +255,8 @@ def make_tools() -> list[Tool]:
         return spoken_sum(expression, evaluate(to_expression(expression)))
 
     def convert_units(value: float, from_unit: str, to_unit: str) -> str:
-        """Use when the user asks to convert between units of length, weight, volume,
-        temperature, speed or time, e.g. "5 miles in kilometers".
+        """Convert units of length, weight, volume, temperature, speed or time, e.g. "5
+        miles in kilometers".
 
         Args:
             value: the amount to convert.

@@ -256,11 +256,10 @@ def make_tools(timezone: str) -> list[Tool]:
 
     @tool(speaks_result=True, grounded=("place",))
     def get_time(place: str = "") -> str:
-        """Use when the user asks what time it is, today's date, or the day of the week,
-        here or in another city or country.
+        """The time, date or weekday, here or in a city or country.
 
         Args:
-            place: a city or country, only if the user named one; otherwise empty.
+            place: a city or country the user named; else empty.
         """
         if _key(place) not in HERE:
             zone = find_zone(place)

@@ -12,7 +12,7 @@ def make_tools(reset: Callable[[], None]) -> list[Tool]:
 
     @tool(writes=True, destroys=True)
     def forget_conversation() -> str:
-        """Use when the user asks to forget, reset, clear or start over the conversation."""
+        """Forget the conversation and start over."""
         reset()
         return "Done: the conversation so far is forgotten."
 

@@ -140,13 +140,11 @@ def make_tools(data_dir: Path, aliases: dict[str, str]) -> tuple[list[Tool], Lis
 
     @tool(speaks_result=True, writes=True, grounded=("items",))
     def add_to_list(list_name: str, items: str) -> str:
-        """Use when the user asks to add or put something on a list (shopping, to-do, ...).
-        Creates the list if it is new.
+        """Add or put items on a list (shopping, to-do, ...); a new list is created.
 
         Args:
-            list_name: the list's name as the user said it.
-            items: exactly what the user asked to add, in their words; several may be
-                separated by commas.
+            list_name: the list's name as said.
+            items: what to add, in the user's words; commas between items.
         """
         name = lists.resolve(list_name, must_exist=False)
         new = name not in lists.names()
@@ -162,10 +160,10 @@ def make_tools(data_dir: Path, aliases: dict[str, str]) -> tuple[list[Tool], Lis
 
     @tool(speaks_result=True)
     def read_list(list_name: str = "") -> str:
-        """Use when the user asks what is on a list, or which lists they have.
+        """What is on a list, or which lists there are.
 
         Args:
-            list_name: the list's name as the user said it; empty for the names of all lists.
+            list_name: the list's name as said; empty for all list names.
         """
         if _slug(list_name) in ALL_WORDS:
             names = lists.names()
@@ -181,11 +179,11 @@ def make_tools(data_dir: Path, aliases: dict[str, str]) -> tuple[list[Tool], Lis
 
     @tool(speaks_result=True, writes=True, grounded=("items",))
     def remove_from_list(list_name: str, items: str) -> str:
-        """Use when the user asks to remove, delete or tick off items from a list.
+        """Remove, delete or tick off items from a list.
 
         Args:
-            list_name: the list's name as the user said it.
-            items: exactly what the user asked to remove, in their words.
+            list_name: the list's name as said.
+            items: what to remove, in the user's words.
         """
         name = lists.resolve(list_name, must_exist=False)
         if lists.missing(name):
@@ -204,10 +202,10 @@ def make_tools(data_dir: Path, aliases: dict[str, str]) -> tuple[list[Tool], Lis
 
     @tool(speaks_result=True, writes=True, destroys=True)
     def clear_list(list_name: str) -> str:
-        """Use when the user asks to clear or empty a whole list.
+        """Clear or empty a whole list.
 
         Args:
-            list_name: the list's name as the user said it.
+            list_name: the list's name as said.
         """
         name = lists.resolve(list_name, must_exist=False)
         if lists.missing(name):
@@ -217,7 +215,7 @@ def make_tools(data_dir: Path, aliases: dict[str, str]) -> tuple[list[Tool], Lis
 
     @tool(speaks_result=True, writes=True, grounded=("text",))
     def add_note(text: str) -> str:
-        """Use when the user asks to take a note, write something down or remember something.
+        """Take a note: write down or remember something.
 
         Args:
             text: the note, in the user's words.
@@ -231,7 +229,7 @@ def make_tools(data_dir: Path, aliases: dict[str, str]) -> tuple[list[Tool], Lis
 
     @tool(speaks_result=True)
     def read_notes() -> str:
-        """Use when the user asks to hear their notes or what they asked you to remember."""
+        """Read the notes back (what the user asked to remember)."""
         lines = notes_path.read_text(encoding="utf-8").splitlines() if notes_path.exists() else []
         notes = [line.split(" | ", 1)[-1] for line in lines if line.strip()]
         if not notes:

@@ -118,8 +118,8 @@ def make_tools(info: SystemInfo) -> list[Tool]:
 
     @tool(speaks_result=True)
     def get_system_status(part: Part = "all") -> str:
-        """Use when the user asks about this computer itself: free memory, disk space or how
-        full the disk is, how long it has been running, battery, CPU temperature, IP address.
+        """This computer: free memory, disk space, uptime, battery, CPU temperature, IP
+        address.
 
         Args:
             part: which reading; "all" for everything.

@@ -259,11 +259,11 @@ def make_tools(timers: Timers) -> list[Tool]:
 
     @tool(speaks_result=True, writes=True, grounded=("label",))
     def set_timer(duration: str, label: str = "") -> str:
-        """Use when the user asks for a timer, or to be reminded after a length of time.
+        """A timer, or a reminder after a length of time.
 
         Args:
-            duration: how long, as the user said it: a number and a unit such as minutes.
-            label: what the timer is for, only if the user said; otherwise empty.
+            duration: how long, as said: a number and a unit, e.g. 10 minutes.
+            label: what it is for, if said; else empty.
         """
         seconds = parse_duration(duration)
         if not 1 <= seconds <= MAX_SECONDS:
@@ -275,11 +275,11 @@ def make_tools(timers: Timers) -> list[Tool]:
 
     @tool(speaks_result=True, writes=True, grounded=("label",))
     def set_alarm(time: str, label: str = "") -> str:
-        """Use when the user asks for an alarm, to be woken, or a reminder at a clock time.
+        """An alarm, a wake-up, or a reminder at a clock time.
 
         Args:
-            time: the time of day as the user said it, in a form like 7:30 am or 19:45.
-            label: what the alarm is for, only if the user said; otherwise empty.
+            time: the time of day as said, e.g. 7:30 am or 19:45.
+            label: what it is for, if said; else empty.
         """
         now = timers.clock()
         due = alarm_or_reminder_due(time, timers.zone, now)
@@ -290,8 +290,7 @@ def make_tools(timers: Timers) -> list[Tool]:
 
     @tool(speaks_result=True)
     def list_timers() -> str:
-        """Use when the user asks which timers or alarms are set, or how much time is left
-        on a timer."""
+        """Which timers and alarms are set, and the time left."""
         entries = timers.pending()
         if not entries:
             return "You have no timers or alarms set."
@@ -311,11 +310,10 @@ def make_tools(timers: Timers) -> list[Tool]:
 
     @tool(speaks_result=True, writes=True, destroys=True)
     def cancel_timer(which: str = "") -> str:
-        """Use when the user asks to cancel or stop a timer or alarm.
+        """Cancel or stop a timer or alarm.
 
         Args:
-            which: the label the user gave, or "alarm", "timer" or "all"; empty if only one
-                is set.
+            which: its label, or "alarm", "timer" or "all"; empty if only one is set.
         """
         entries = timers.pending()
         if not entries:
