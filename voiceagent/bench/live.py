@@ -155,7 +155,8 @@ def _run_variant(config: Config, label: str, plan: list[tuple[Question, str]],
                  wavs: dict[str, Path], options: LiveOptions, mic: Capture, speaker: Capture,
                  server: Any, setup: dict[str, Any], *, first: bool) -> list[dict[str, Any]]:
     from voiceagent.build import build_assistant, build_synthesizer
-    from voiceagent.frontends import KioskFrontEnd
+    from voiceagent.frontends import Replies
+    from voiceagent.modes import _kiosk  # the very front end `run --mode kiosk` builds
     from voiceagent.prompt_cache import prime
     from voiceagent.sound.player import SoundPlayer
     from voiceagent.sound.recorder import MicRecorder
@@ -179,8 +180,8 @@ def _run_variant(config: Config, label: str, plan: list[tuple[Question, str]],
                 start = time.monotonic()
                 setup["prefix_restore"] = prime(server, assistant.agent)
                 setup["prefix_restore_s"] = round(time.monotonic() - start, 3)
-        front = KioskFrontEnd(assistant, recorder, wake_phrase="",
-                              half_duplex=config.audio.half_duplex, **_chime(config, player))
+        front = _kiosk(config, assistant, recorder, player,
+                       Replies(config.audio.listen_timeout_s))
         stop = threading.Event()
         runner = threading.Thread(target=front.run, args=(stop,), name="kiosk", daemon=True)
         runner.start()
@@ -285,20 +286,6 @@ def _start_llm(config: Config, stack: ExitStack, slot_dir: Path) -> tuple[Config
     stack.callback(server.stop)
     url = server.start()
     return dataclasses.replace(config, llm=dataclasses.replace(config.llm, base_url=url)), server
-
-
-def _chime(config: Config, player: Any) -> dict[str, Any]:
-    """The kiosk's end-of-speech chime, as `run --mode kiosk` wires it (if the front end
-    takes one)."""
-    import inspect
-
-    from voiceagent.frontends import KioskFrontEnd
-
-    if not config.audio.chime or "chime" not in inspect.signature(KioskFrontEnd).parameters:
-        return {}
-    from voiceagent.sound.chime import chime
-
-    return {"chime": lambda which: player.play(chime(which))}
 
 
 def _write_wavs(questions: list[Question], tmp: Path) -> dict[str, Path]:
