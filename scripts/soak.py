@@ -243,10 +243,10 @@ def missing_from_session(lines: list[str], session: Path) -> list[str]:
                     said.append((role, text))
     if not users:
         return ["the session file holds no turn"] if said else []
-    first = next((i for i, (role, text) in enumerate(said)
-                  if role == "user" and users[0] in text), None)
-    if first is None:
-        return [f"the session's oldest question {users[0]!r} was never heard"]
+    # The kept window is the last len(users) questions heard (the same question recurs, so
+    # align from the end, not by the first match).
+    heard_at = [i for i, (role, _) in enumerate(said) if role == "user"]
+    first = heard_at[-len(users)] if len(users) <= len(heard_at) else 0
     missing = []
     for role, text in said[first:]:
         if role == "user" and not any(text in u or u in text for u in users):
