@@ -147,6 +147,8 @@ def test_labels_and_places_must_come_from_the_utterance() -> None:
     assert judge(timer, said).ok
     city = _case("What time is it over in New York?", "get_time", args={"place": "new york"})
     assert judge(city, Observed("4 PM.", (Call("get_time", {"place": "New York City"}),))).ok
+    notes = _case("Read my notes.", "read_notes")  # a parameter the tool ignores
+    assert judge(notes, Observed("Your notes: x.", (Call("read_notes", {"text": "all"}),))).ok
 
 
 def test_errors_json_and_placeholders_read_aloud_are_caught() -> None:
@@ -158,6 +160,7 @@ def test_errors_json_and_placeholders_read_aloud_are_caught() -> None:
     assert error_aloud("I could not read 'x' as a length of time, sorry.", failed)
     assert error_aloud("Sorry, I couldn't do that.", failed) == ""
     assert error_aloud("It is 4:39 PM, Monday.") == ""
+    assert error_aloud("Noted. (Ignored unknown parameter(s): part.)") == "error text"
 
 
 def test_unsupported_requests_need_an_honest_refusal_without_a_tool() -> None:

@@ -24,8 +24,11 @@ REFUSE = "refuse"
 """Expected tool: no tool, and an honest "I can't do that here"."""
 DESTRUCTIVE = frozenset({"clear_list", "remove_from_list", "cancel_timer", "forget_conversation"})
 """Tools that lose the user's data: forbidden in every case that does not expect them."""
-GROUNDED = ("items", "label", "text", "place", "which")
-"""Free-text arguments that must come from the utterance (or the case's setup)."""
+GROUNDED = {"add_to_list": ("items",), "remove_from_list": ("items",), "add_note": ("text",),
+            "set_timer": ("label",), "set_alarm": ("label",), "get_time": ("place",),
+            "cancel_timer": ("which",)}
+"""Free-text arguments that must come from the utterance (or the case's setup), per tool
+(a parameter a tool does not have is ignored by it, so it invents nothing)."""
 
 _REFUSAL = re.compile(
     r"\b(can'?t|cannot|can not|couldn'?t|could not|unable|not able|don'?t have|do not have|"
@@ -34,7 +37,8 @@ _REFUSAL = re.compile(
     r"don'?t support|do not support|not supported|only help with|beyond what)\b", re.I)
 _LEAKS = (
     (re.compile(r"\berror\b\s*:|^\s*error\b", re.I), "error text"),
-    (re.compile(r"\bparameter\s+'|\bis not one of\b|\bTraceback\b|\bToolError\b"), "error text"),
+    (re.compile(r"\bparameter\s+'|\bis not one of\b|\bTraceback\b|\bToolError\b|"
+                r"\bunknown parameter"), "error text"),
     (re.compile(r"\[\s*(insert|your|current|date|time)\b", re.I), "template placeholder"),
     (re.compile(r"[{\[]\s*\"|\"(name|arguments|items|list_name)\"\s*:"), "raw JSON"),
     (re.compile(r"\{\{|\}\}|```|<tool_call>|</?tool"), "markup"),
@@ -328,7 +332,7 @@ def invented_values(said: str, seen: Observed) -> tuple[str, ...]:
     for call in seen.calls:
         if call.error:
             continue  # refused by the tool: nothing was written
-        for key in GROUNDED:
+        for key in GROUNDED.get(call.name, ()):
             value = call.args.get(key)
             if isinstance(value, str) and ungrounded(value, said, _GENERIC.get(key, ())):
                 found.append(f"{call.name}.{key}={value!r}")
