@@ -196,3 +196,22 @@ def test_two_failures_are_one_apology(tools):
     agent, _ = make(model, tools, recover=lambda: True)
     result, spoken = run(agent, "hello")
     assert result.stop == "error" and spoken.count("Sorry") == 1
+
+
+@pytest.mark.parametrize("text,clear", [
+    ("Don't cancel the pasta timer, I still need it.", False),
+    ("Don't clear the shopping list yet.", False), ("I forgot what I was going to say.", False),
+    ("please do not forget our conversation", False),
+    ("I don't need the timer anymore, cancel it.", True), ("Turn off the alarm.", True),
+])
+def test_negations_are_not_requests_and_a_named_it_is(text: str, clear: bool):
+    assert clearly_asked_to_destroy(text) is clear
+
+
+def test_a_number_written_as_a_string_runs_and_notes_for_the_model_are_not_spoken(tools):
+    model = ScriptedChatModel().enqueue(calls(("convert_units", {
+        "value": "5", "from_unit": "miles", "to_unit": "kilometers", "precision": 2})))
+    agent, _ = make(model, tools)
+    result, spoken = run(agent, "convert 5 miles to kilometers")
+    assert result.stop == "done" and spoken.startswith("5 miles is 8.") and "Ignored" not in spoken
+    assert "Ignored unknown parameter" in result.tool_calls[0][1]  # the model is still told

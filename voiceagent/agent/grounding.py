@@ -69,10 +69,25 @@ def unsaid_words(value: str, utterance: str) -> list[str]:
     return [w for w in words(value) if w not in FILLER and not _said(w, heard, joined)]
 
 
+_NEGATED = re.compile(r"\b(?:don'?t|do\s+not|doesn'?t|never|not|no\s+need\s+to|shouldn'?t|"
+                      r"wouldn'?t|won'?t)\s+(?:\w+\s+){0,2}$", re.I)
+"""Just before the verb: "don't cancel the timer" is the opposite of a request."""
+_VERB_IT = re.compile(rf"\b(?:{DESTROY_VERBS})\s+(?:it|that|this|them)\b", re.I)
+_THINGS = re.compile(r"\b(?:timers?|alarms?|lists?|notes?|conversation|chat|history)\b", re.I)
+
+
 def clearly_asked_to_destroy(utterance: str) -> bool:
     """True when the user used a deleting verb with an object ("clear my list", "forget this
-    conversation", "start over"); "forget it" and "never mind" are not such a request."""
-    return bool(_DESTROY.search(utterance) or _START_OVER.search(utterance))
+    conversation", "start over", "I don't need the timer any more, cancel it"); "forget it",
+    "never mind" and "don't cancel the timer" are not such a request."""
+    for pattern in (_DESTROY, _START_OVER):
+        for found in pattern.finditer(utterance):
+            if not _NEGATED.search(utterance[: found.start()]):
+                return True
+    for found in _VERB_IT.finditer(utterance):  # "cancel it" where "it" was named
+        if _THINGS.search(utterance) and not _NEGATED.search(utterance[: found.start()]):
+            return True
+    return False
 
 
 def grounding_error(tool: Tool, args: dict[str, Any], utterance: str, *,

@@ -43,7 +43,7 @@ from voiceagent.agent.events import (
 from voiceagent.agent.grounding import grounding_error
 from voiceagent.agent.messages import Message, Price, Reply, ToolCall, Usage
 from voiceagent.agent.spoken import SpokenFilter
-from voiceagent.agent.tools import ToolRegistry
+from voiceagent.agent.tools import ToolRegistry, spoken_result
 from voiceagent.config import AgentConfig
 from voiceagent.errors import ChatError, ServerDown
 from voiceagent.ports import Approver, ChatModel
@@ -262,7 +262,7 @@ class _Turn:
             self.answered = {}
             self.spoken = SpokenFilter()
             return None
-        return self._end("done", match.reply or result)
+        return self._end("done", match.reply or spoken_result(result))
 
     def _spoken_results(self, calls: Sequence[ToolCall]) -> str:
         """The results to say as the answer when every call's result is itself the answer
@@ -274,7 +274,7 @@ class _Turn:
             t = self.a.tools.get(call.name)
             if t is None or not t.speaks_result:
                 return ""
-        return " ".join(text for _c, text, _e in done)
+        return " ".join(spoken_result(text) for _c, text, _e in done)
 
     def _cap(self, step: int) -> tuple[str, float] | None:
         c = self.a.config

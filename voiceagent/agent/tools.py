@@ -20,6 +20,16 @@ import jsonschema
 from voiceagent.agent.messages import ToolCall, ToolSpec
 from voiceagent.errors import ToolError
 
+IGNORED_NOTE = "(Ignored unknown parameter(s): "
+"""Starts the note for the model appended to a result when parameters were dropped."""
+
+
+def spoken_result(text: str) -> str:
+    """A result as the user should hear it: without the notes meant for the model."""
+    at = text.find(" " + IGNORED_NOTE)
+    return text[:at] if at != -1 else text
+
+
 DEFAULT_RESULT_CHARS = 1500
 """Results are re-sent on every later step, so they are kept short."""
 
@@ -218,7 +228,7 @@ class ToolRegistry:
         Small models often add a parameter the tool does not have; when the call is valid
         without it, it runs and the result says what was ignored.
         """
-        call, ignored = self._without_unknown(call)
+        call, ignored = self._without_unknown(self._with_numbers(call))
         problem = self.validation_error(call)
         if problem:
             return problem, True
@@ -231,8 +241,29 @@ class ToolRegistry:
             return f"Error: {call.name} failed: {type(exc).__name__}: {exc}", True
         text = result if isinstance(result, str) else _to_text(result)
         if ignored:
-            text += f" (Ignored unknown parameter(s): {', '.join(ignored)}.)"
+            text += f" {IGNORED_NOTE}{', '.join(ignored)}.)"
         return truncate(text, self.result_chars), False
+
+    def _with_numbers(self, call: ToolCall) -> ToolCall:
+        """Numbers the model wrote as strings ("5") become numbers where the schema wants
+        one: small models do it often, and the call is otherwise right."""
+        t = self._tools.get(call.name)
+        if t is None:
+            return call
+        props = t.parameters.get("properties", {})
+        args = dict(call.args)
+        for key, value in call.args.items():
+            kind = props.get(key, {}).get("type")
+            if kind in ("number", "integer") and isinstance(value, str):
+                try:
+                    number = float(value.strip())
+                except ValueError:
+                    continue
+                if kind == "number":
+                    args[key] = number
+                elif number.is_integer():
+                    args[key] = int(number)
+        return call if args == call.args else ToolCall(call.id, call.name, args, call.bad_json)
 
     def _without_unknown(self, call: ToolCall) -> tuple[ToolCall, list[str]]:
         t = self._tools.get(call.name)

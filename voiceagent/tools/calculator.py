@@ -228,7 +228,8 @@ def as_conversion(text: str) -> tuple[float, str, str] | None:
 
 
 def _plural(unit: str, value: float) -> str:
-    if value == 1 or unit in ("celsius", "fahrenheit", "kelvin") or len(unit) <= 3 or "/" in unit:
+    if value == 1 or unit in ("celsius", "fahrenheit", "kelvin") or "/" in unit \
+            or (len(unit) <= 3 and unit not in ("day", "ton", "cup", "bar")):
         return unit
     if unit == "foot":
         return "feet"
