@@ -215,3 +215,14 @@ def test_a_number_written_as_a_string_runs_and_notes_for_the_model_are_not_spoke
     result, spoken = run(agent, "convert 5 miles to kilometers")
     assert result.stop == "done" and spoken.startswith("5 miles is 8.") and "Ignored" not in spoken
     assert "Ignored unknown parameter" in result.tool_calls[0][1]  # the model is still told
+
+
+def test_a_clock_time_no_tool_gave_is_not_spoken(tools):
+    model = ScriptedChatModel().enqueue("The time is 12:34 PM.")
+    agent, _ = make(model, tools)
+    _result, spoken = run(agent, "hey what's the time")
+    assert spoken == FAILED_SENTENCE
+    model = ScriptedChatModel().enqueue("Sure, see you at 7:30.")
+    agent, _ = make(model, tools)
+    _result, spoken = run(agent, "I'll come by at 7:30")
+    assert spoken == "Sure, see you at 7:30."

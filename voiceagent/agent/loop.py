@@ -181,8 +181,8 @@ class _Turn:
     ) -> None:
         self.a = agent
         self.doubtful = doubtful
-        self.spoken = SpokenFilter()
         self.history = tuple(history)
+        self.spoken = self._spoken_filter(user_text)
         self.on_text = on_text
         self.cancel = cancel
         self.new: list[Message] = [Message("user", user_text)]
@@ -260,9 +260,15 @@ class _Turn:
             self.new = self.new[:1]
             self.results = []
             self.answered = {}
-            self.spoken = SpokenFilter()
+            self.spoken = self._spoken_filter(text)
             return None
         return self._end("done", match.reply or spoken_result(result))
+
+    def _spoken_filter(self, user_text: str) -> SpokenFilter:
+        """A fresh gate; the conversation so far counts as known facts."""
+        spoken = SpokenFilter()
+        spoken.known += [m.text for m in self.history] + [user_text]
+        return spoken
 
     def _spoken_results(self, calls: Sequence[ToolCall]) -> str:
         """The results to say as the answer when every call's result is itself the answer
@@ -425,8 +431,7 @@ class _Turn:
     ) -> tuple[str, bool]:
         self.new.append(Message("tool", text, call_id=call.id, name=call.name, is_error=is_error))
         self.results.append((call, text, is_error))
-        if is_error:
-            self.spoken.errors.append(text)
+        (self.spoken.errors if is_error else self.spoken.known).append(text)
         seconds = round(time.monotonic() - start, 4) if start is not None else 0.0
         self.a.events.emit(ToolResult(call.id, call.name, text, is_error, seconds))
         return text, is_error

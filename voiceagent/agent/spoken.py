@@ -23,20 +23,29 @@ def _words(text: str) -> list[str]:
     return re.findall(r"[a-z0-9']+", text.lower())
 
 
-def unspeakable(sentence: str, errors: Sequence[str] = ()) -> str:
+_CLOCK = re.compile(r"\b\d{1,2}:\d{2}\b")
+
+
+def unspeakable(sentence: str, errors: Sequence[str] = (), known: Sequence[str] | None = None,
+                ) -> str:
     """Why `sentence` must not be spoken ("" when it may): error text, JSON, a placeholder,
-    or a sentence that mostly repeats one of this turn's tool errors."""
+    a sentence that mostly repeats one of this turn's tool errors, or (when `known` is
+    given: the user's words and this turn's tool results) a clock time nobody told it."""
     if _ERROR.search(sentence):
         return "error text"
     if _JSON.search(sentence):
         return "raw JSON"
     if _PLACEHOLDER.search(sentence):
         return "placeholder"
+    if known is not None:
+        for time in _CLOCK.findall(sentence):
+            if not any(time in fact for fact in known):
+                return "made-up time"
     said = _words(sentence)
     if len(said) >= 5:
         for error in errors:
-            known = set(_words(error))
-            if sum(w in known for w in said) / len(said) >= 0.7:
+            error_words = set(_words(error))
+            if sum(w in error_words for w in said) / len(said) >= 0.7:
                 return "repeats a tool error"
     return ""
 
@@ -48,6 +57,9 @@ class SpokenFilter:
         self._splitter = SentenceSplitter()
         self.errors: list[str] = []
         """This turn's tool errors (sentences that parrot them are dropped)."""
+        self.known: list[str] = []
+        """What the user said and the tools answered: a clock time must come from these (a
+        small model answers "what's the time" with a time it made up)."""
         self.dropped: list[tuple[str, str]] = []
         """(sentence, reason) for each sentence held back."""
         self._rest_of_dropped = ""
@@ -68,7 +80,7 @@ class SpokenFilter:
     def _pass(self, sentences: Sequence[str]) -> str:
         kept = []
         for sentence in sentences:
-            reason = unspeakable(sentence, self.errors) or self._rest_of_dropped
+            reason = unspeakable(sentence, self.errors, self.known) or self._rest_of_dropped
             if reason:
                 self.dropped.append((sentence, reason))
             else:
