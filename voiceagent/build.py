@@ -71,6 +71,14 @@ def build_chat(config: Config, stack: ExitStack, *, allow_demo: bool = True,
         return ChatSetup(chat, chat.recover, False)
 
 
+def _closed_at_exit(stack: ExitStack, model: ChatModel) -> ChatModel:
+    """The model, its HTTP client closed when `stack` closes (no socket left open)."""
+    close = getattr(model, "close", None)
+    if close is not None:
+        stack.callback(close)
+    return model
+
+
 def _connect_chat(config: Config, stack: ExitStack, started: list[LLMServer] | None = None,
                   ) -> tuple[ChatModel, Recover | None]:
     """Connect to the model (starting the embedded server for provider local, which is then
@@ -78,12 +86,12 @@ def _connect_chat(config: Config, stack: ExitStack, started: list[LLMServer] | N
     from voiceagent.agent.providers import make_chat_model
 
     if config.llm.provider != "local":
-        return make_chat_model(config.llm), None
+        return _closed_at_exit(stack, make_chat_model(config.llm)), None
     from voiceagent.llm_server import ensure_server
 
     base_url, server = ensure_server(config)
     if server is None:
-        return make_chat_model(config.llm, base_url=base_url), None
+        return _closed_at_exit(stack, make_chat_model(config.llm, base_url=base_url)), None
     stack.callback(server.stop)
     if started is not None:
         started.append(server)
@@ -101,7 +109,7 @@ def _connect_chat(config: Config, stack: ExitStack, started: list[LLMServer] | N
             return False
         return True
 
-    return make_chat_model(config.llm, base_url=base_url), recover
+    return _closed_at_exit(stack, make_chat_model(config.llm, base_url=base_url)), recover
 
 
 def _no_model_configured(config: Config, exc: Exception) -> bool:
