@@ -66,7 +66,8 @@ def overlap(said: str, heard: str) -> float:
 def test_ask_what_time_starts_its_own_server_uses_the_clock_and_leaves_nothing(
     tmp_path: Path,
 ) -> None:
-    config = write_config(tmp_path)
+    # the model path (a local command would answer without starting the server)
+    config = write_config(tmp_path, extra="[agent]\nlocal_commands = false\n")
     trace = tmp_path / "t.jsonl"
     mark = tmp_path.name
     result = voiceagent(config, "ask", "what time is it", "--no-speak", "--json",

@@ -336,9 +336,11 @@ tool = "refuse"
     data = json.loads(out.read_text())
     on, off = data["runs"]
     assert (on["local_commands"], off["local_commands"]) == ("on", "off")
-    for case in on["cases"][:2]:  # built-in commands: answered by the templates, and right
+    said = {case["say"]: case for case in on["cases"]}  # the run order is interleaved
+    for say in ("What time is it?", "Add eggs to my shopping list."):
+        case = said[say]  # built-in commands: answered by the templates, and right
         assert case["local"] and case["llm_requests"] == 0 and case["ok"], case
-    assert on["cases"][1]["calls"][0]["name"] == "add_to_list"
+    assert said["Add eggs to my shopping list."]["calls"][0]["name"] == "add_to_list"
     for case in off["cases"]:
         assert not case["local"] and case["llm_requests"] >= 1 and case["answer"], case
     assert off["summary"]["cases"] == 3 and on["summary"]["local"] >= 2

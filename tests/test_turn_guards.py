@@ -226,3 +226,10 @@ def test_a_clock_time_no_tool_gave_is_not_spoken(tools):
     agent, _ = make(model, tools)
     _result, spoken = run(agent, "I'll come by at 7:30")
     assert spoken == "Sure, see you at 7:30."
+
+
+def test_the_history_keeps_what_was_said_not_what_was_held_back(tools):
+    model = ScriptedChatModel().enqueue('{"name": "get_weather", "arguments": {}}')
+    agent, _ = make(model, tools)
+    result, spoken = run(agent, "will it snow")
+    assert result.messages[-1].text == spoken == FAILED_SENTENCE

@@ -218,8 +218,8 @@ class _Turn:
                 return self._cancelled("model")
             if self.halt.is_set():  # the time cap struck in the middle of the reply
                 return self._capped("seconds", self.a.config.max_seconds)
-            self.new.append(Message("assistant", reply.text, reply.calls))
-            self._close_step()
+            # the history keeps what the user heard, not what the filter held back
+            self.new.append(Message("assistant", self._close_step(), reply.calls))
             if not reply.calls:
                 return self._end("done", "")
             stop = self._run_calls(reply.calls)
@@ -361,13 +361,15 @@ class _Turn:
         if self.on_text is not None:
             self.on_text(text)
 
-    def _close_step(self, flush: bool = True) -> None:
+    def _close_step(self, flush: bool = True) -> str:
+        """End one model reply's speech; returns what it said."""
         if flush:
             self._say(self.spoken.flush())
         said = "".join(self.step_said).strip()
         if said:
             self.said.append(said)
         self.step_said = []
+        return said
 
     def _run_calls(self, calls: Sequence[ToolCall]) -> Stop | None:
         """Run every call in order; each gets exactly one result message."""
@@ -462,6 +464,8 @@ class _Turn:
         if last.role != "assistant" or last.calls:
             text = " ".join(p for p in (partial, sentence) if p)
             self.new.append(Message("assistant", text or f"({CANCELLED})"))
+        elif sentence:  # e.g. the one plain sentence standing in for a held-back reply
+            self.new[-1] = Message("assistant", " ".join(p for p in (last.text, sentence) if p))
         answer = " ".join(self.said)
         self.a.events.emit(Final(answer, stop))
         return TurnResult(answer, self.new, stop, self.results, self.usage, error)
