@@ -77,7 +77,7 @@ class WhisperTranscriber:
         return Transcript(text, doubt=reason, garbled=reason.startswith(GARBLED))
 
 
-LOGPROB_FLOOR = -0.7
+LOGPROB_FLOOR = -0.5
 """Below this mean token log-probability the transcript is doubtful: answer questions, but
 run nothing that changes anything."""
 GARBLED_FLOOR = -1.0
