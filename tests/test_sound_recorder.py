@@ -174,7 +174,8 @@ def test_the_kiosk_hears_what_the_file_says(pulse, transcriber):
         # nothing lost or added; one word may come out differently through the sound server
         # ("add" heard as "and"), which is recognition, not capture
         assert len(words(live)) == len(words(from_file)), (name, live, from_file)
-        assert sum(a != b for a, b in zip(words(live), words(from_file))) <= 1, name
+        pairs = zip(words(live), words(from_file), strict=True)
+        assert sum(a != b for a, b in pairs) <= 1, name
         assert len(words(live)) == len(words(TEXTS[name])), f"{name}: words lost: {live!r}"
 
 
