@@ -136,9 +136,12 @@ def test_transcribe_and_say_commands(tmp_path: Path, transcriber) -> None:
 class Running:
     """`voiceagent run` as a child process, its log lines collected as they come."""
 
-    def __init__(self, config: Path, *args: str, env: dict[str, str]) -> None:
+    def __init__(self, config: Path, *args: str, env: dict[str, str],
+                 verbose: bool = False) -> None:
+        """`verbose` (-v) logs every event (first_token, audio_start...), not just the turn."""
+        flags = ["-v"] if verbose else []
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "voiceagent", "--config", str(config), "run", *args],
+            [sys.executable, "-m", "voiceagent", *flags, "--config", str(config), "run", *args],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
             cwd=REPO, env={**os.environ, **env},
         )

@@ -11,12 +11,9 @@ answer; see the README.)
 from __future__ import annotations
 
 import os
-import queue
 import re
 import signal
 import subprocess
-import sys
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -26,7 +23,7 @@ import numpy as np
 import pytest
 
 from tests.fixtures_audio import noise, words
-from tests.test_e2e import REPO, Running, write_config
+from tests.test_e2e import Running, write_config
 from tests.voices import USERS, news, say
 from voiceagent.audio import STT_RATE, read_wav
 from voiceagent.testing import FakeLLMServer, openai_stream
@@ -81,16 +78,8 @@ class Kiosk(Running):
     """`voiceagent -v run --mode kiosk`: every event logged, so the test sees speech start."""
 
     def __init__(self, config: Path, env: dict[str, str]) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "voiceagent", "-v", "--config", str(config), "run",
-             "--mode", "kiosk"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-            cwd=REPO, env={**os.environ, **env, "PYTHONFAULTHANDLER": "1"},
-        )
-        self.lines: list[str] = []
-        self._new: queue.Queue[str] = queue.Queue()
-        self.reader = threading.Thread(target=self._read, daemon=True)
-        self.reader.start()
+        super().__init__(config, "--mode", "kiosk", verbose=True,
+                         env={**env, "PYTHONFAULTHANDLER": "1"})
 
 
 @pytest.fixture

@@ -13,18 +13,16 @@ One kiosk goes through all of them, because starting one costs more than each fa
 from __future__ import annotations
 
 import os
-import queue
 import re
 import signal
 import subprocess
-import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.test_e2e import REPO, Running, running  # noqa: F401 (the fixture)
+from tests.test_e2e import Running, running  # noqa: F401 (the fixture)
+from tests.test_reliability import fill
 from voiceagent.agent.session import SessionStore
 
 pytestmark = [pytest.mark.real, pytest.mark.audio]
@@ -40,18 +38,6 @@ def small_disks(tmp_path: Path) -> Iterator[list[Path]]:
     yield mounts
     for m in mounts:
         subprocess.run(["umount", "-l", str(m)], check=False)
-
-
-def fill(disk: Path) -> None:
-    """Write a filler file until the file system is full."""
-    fd = os.open(disk / "filler", os.O_WRONLY | os.O_CREAT)
-    try:
-        while True:
-            os.write(fd, b"\0" * 4096)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def llm_server_pids(parent: int) -> list[int]:
@@ -72,16 +58,7 @@ class VerboseKiosk(Running):
     """`voiceagent -v run --mode kiosk`: with -v every event is logged (first_token too)."""
 
     def __init__(self, config: Path, *, env: dict[str, str]) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "voiceagent", "--config", str(config), "-v", "run",
-             "--mode", "kiosk"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-            cwd=REPO, env={**os.environ, **env},
-        )
-        self.lines: list[str] = []
-        self._new: queue.Queue[str] = queue.Queue()
-        self.reader = threading.Thread(target=self._read, daemon=True)
-        self.reader.start()
+        super().__init__(config, "--mode", "kiosk", env=env, verbose=True)
 
 
 def answers_after(app: Running, mark: int) -> list[str]:
