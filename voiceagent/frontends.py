@@ -351,8 +351,8 @@ def is_yes(reply: str) -> bool:
 class VoiceApprover:
     """Asks aloud before an irreversible tool runs and listens for a spoken yes or no.
 
-    It listens through the front end's own recorder; a kiosk pauses that recorder while it
-    answers (half duplex), so the microphone is opened to the user just for the reply."""
+    It listens through what the front end gives it: the recorder (push-to-talk, daemon), or
+    in a kiosk its Replies, fed by the kiosk's own listening loop (one reader of the mic)."""
 
     def __init__(self, recorder: Recorder) -> None:
         self._recorder = recorder
@@ -366,18 +366,7 @@ class VoiceApprover:
         question = f"May I {name.replace('_', ' ')}" + (f" with {what}" if what else "")
         assistant.speak_now(f"{question}? Say yes or no.")
         log.info("asking to run %s; listening for yes or no", name)
-        reply = assistant.transcriber.transcribe(self._listen()).strip()
+        reply = assistant.transcriber.transcribe(self._recorder.record(None)).strip()
         log.info("approval for %s: heard %r", name, reply)
         return is_yes(reply)
 
-    def _listen(self) -> Audio:
-        pause = getattr(self._recorder, "pause", None)
-        resume = getattr(self._recorder, "resume", None)
-        was_paused = bool(getattr(self._recorder, "is_paused", False))
-        if was_paused and resume is not None:
-            resume()
-        try:
-            return self._recorder.record(None)
-        finally:
-            if was_paused and pause is not None:
-                pause()
