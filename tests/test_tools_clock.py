@@ -28,6 +28,11 @@ def test_local_time_says_time_weekday_and_date():
     assert datetime.now().strftime("%Y") in text
 
 
+@pytest.mark.parametrize("place", ["", "here", "now", "any", "unknown", "current location"])
+def test_words_small_models_write_for_here_mean_here(place):
+    assert re.fullmatch(rf"It is {SPOKEN}", get_time("UTC")(place=place))
+
+
 @pytest.mark.parametrize("place, zone", [
     ("Tokyo", "Asia/Tokyo"), ("london", "Europe/London"), ("New York", "America/New_York"),
     ("los angeles", "America/Los_Angeles"), ("Europe/Berlin", "Europe/Berlin"),

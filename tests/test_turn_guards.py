@@ -89,6 +89,38 @@ def test_an_invented_list_item_is_never_written_and_the_model_hears_why(tools):
     assert "rror" not in spoken
 
 
+@pytest.mark.parametrize("tool, args, said, heard", [
+    ("get_time", {"place": "Paris"}, "what time is it", "It is "),
+    ("set_timer", {"duration": "5 minutes", "label": "workout"},
+     "set a timer for five minutes", "5 minutes"),
+])
+def test_a_made_up_optional_argument_is_left_out_and_the_call_runs(
+        tools, tool: str, args: dict[str, Any], said: str, heard: str):
+    model = ScriptedChatModel().enqueue(calls((tool, args)))
+    agent, _ = make(model, tools)
+    result, spoken = run(agent, said)
+    (_, text, is_error), = result.tool_calls
+    assert not is_error and heard in spoken
+    assert "workout" not in spoken and "Paris" not in spoken and "Ignored" not in spoken
+    assert "the user did not say it" in text  # the model is told what was left out
+    model.assert_consumed()
+
+
+def test_a_place_named_in_an_earlier_turn_counts_for_a_question_not_for_a_write(tools):
+    from voiceagent.agent.messages import Message
+    history = [Message("user", "what time is it in Tokyo"),
+               Message("assistant", "In Tokyo it is 4:00 AM.")]
+    model = ScriptedChatModel().enqueue(calls(("get_time", {"place": "Tokyo"})))
+    agent, _ = make(model, tools)
+    result = agent.run_turn(history, "and what's the date there", on_text=lambda _t: None)
+    assert result.tool_calls[0][1].startswith("In Tokyo it is")
+    model = ScriptedChatModel().enqueue(calls(("add_to_list", {"items": "Tokyo"})))
+    model.enqueue("What should I add?")
+    agent, _ = make(model, tools)
+    result = agent.run_turn(history, "add it to my list", on_text=lambda _t: None)
+    assert result.tool_calls[0][2] is True  # an error: nothing the user said now
+
+
 def test_a_destructive_call_on_an_unrelated_request_is_refused(tmp_path: Path):
     model = ScriptedChatModel()
     model.enqueue(calls(("forget_conversation", {})))

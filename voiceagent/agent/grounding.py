@@ -3,13 +3,15 @@
 Small models fill free-text arguments with things nobody said ("add apples" became
 "apples, bananas, oranges"; timers got the worked example's label) and call destructive tools
 on unrelated requests ("call my mom" forgot the conversation). Both are caught here, by
-comparing the call with the user's own words, and go back to the model as an error result.
+comparing the call with the user's own words: a required argument nobody said goes back to
+the model as an error result; an optional one (a place, a timer label) is left out.
 """
 
 from __future__ import annotations
 
 import difflib
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from voiceagent.agent.tools import Tool
@@ -90,25 +92,43 @@ def clearly_asked_to_destroy(utterance: str) -> bool:
     return False
 
 
-def grounding_error(tool: Tool, args: dict[str, Any], utterance: str, *,
-                    template: bool = False) -> str | None:
-    """Why this call does not act on what the user said, written for the model; None if it does.
+@dataclass(frozen=True)
+class Grounding:
+    """What the user's words allow of one call: an `error` for the model (not run), or the
+    optional arguments to `drop` before running it (a made-up place or timer label is left
+    out and the call runs as if the model had left it empty, which is what the user asked)."""
+
+    error: str | None = None
+    drop: tuple[str, ...] = ()
+
+
+def ground(tool: Tool, args: dict[str, Any], utterance: str, *, earlier: str = "",
+           template: bool = False) -> Grounding:
+    """Check a call against what the user said.
 
     A call from a sentence template (`template`) was explicit by construction: only its
-    arguments are checked."""
+    arguments are checked. `earlier` is what the user said before this turn; it counts for
+    tools that only read ("what time is it there?" after naming Tokyo), never for writes.
+    """
     if tool.destroys and not template and not clearly_asked_to_destroy(utterance):
-        return (f"Error: not run. The user did not ask to delete or forget anything, and "
-                f"{tool.name} destroys data. Answer what the user actually asked; if no tool "
-                f"can do it, say so plainly.")
-    problems = []
+        return Grounding(error=(
+            f"Error: not run. The user did not ask to delete or forget anything, and "
+            f"{tool.name} destroys data. Answer what the user actually asked; if no tool "
+            f"can do it, say so plainly."))
+    said = utterance if tool.writes else f"{earlier} {utterance}"
+    required = set(tool.parameters.get("required", ()))
+    problems, drop = [], []
     for param in tool.grounded:
         value = args.get(param)
         if isinstance(value, str) and value.strip():
-            unsaid = unsaid_words(value, utterance)
-            if unsaid:
+            unsaid = unsaid_words(value, said)
+            if unsaid and param not in required:
+                drop.append(param)
+            elif unsaid:
                 problems.append(f"{param} {value!r} has words the user never said "
                                 f"({', '.join(unsaid)})")
     if problems:
-        return ("Error: not run: " + "; ".join(problems) + ". Use only the user's own words. "
-                "If they did not name it, leave it empty or ask them.")
-    return None
+        return Grounding(error=(
+            "Error: not run: " + "; ".join(problems) + ". Use only the user's own words. "
+            "If they did not name it, leave it empty or ask them."))
+    return Grounding(drop=tuple(drop))

@@ -40,10 +40,10 @@ from voiceagent.agent.events import (
     ToolResult,
     UserText,
 )
-from voiceagent.agent.grounding import grounding_error
+from voiceagent.agent.grounding import ground
 from voiceagent.agent.messages import Message, Price, Reply, ToolCall, Usage
 from voiceagent.agent.spoken import SpokenFilter
-from voiceagent.agent.tools import ToolRegistry, spoken_result
+from voiceagent.agent.tools import IGNORED_NOTE, ToolRegistry, spoken_result
 from voiceagent.config import AgentConfig
 from voiceagent.errors import ChatError, ServerDown
 from voiceagent.ports import Approver, ChatModel
@@ -410,14 +410,29 @@ class _Turn:
             if self.doubtful and tool.writes:
                 self.misheard = True
                 return self._result(call, DOUBTFUL, True, start)
-            problem = grounding_error(tool, call.args, self.new[0].text,
-                                      template=call.id.startswith(LOCAL_ID))
-            if problem:
-                return self._result(call, problem, True, start)
+            grounding = ground(tool, call.args, self.new[0].text, earlier=self._said_before(),
+                               template=call.id.startswith(LOCAL_ID))
+            if grounding.error:
+                return self._result(call, grounding.error, True, start)
             if tool.needs_approval and not self._approved(call):
                 return self._result(call, DECLINED, False, start)
+            if grounding.drop:
+                return self._run_without(call, grounding.drop, start)
         text, is_error = self.a.tools.run(call)
         return self._result(call, text, is_error, start)
+
+    def _said_before(self) -> str:
+        """The user's words in the last few turns, for reads that refer back to them."""
+        return " ".join(m.text for m in self.history if m.role == "user")[-600:]
+
+    def _run_without(self, call: ToolCall, drop: tuple[str, ...], start: float
+                     ) -> tuple[str, bool]:
+        """Run `call` without the optional arguments nobody said, telling the model so."""
+        args = {k: v for k, v in call.args.items() if k not in drop}
+        text, is_error = self.a.tools.run(ToolCall(call.id, call.name, args, call.bad_json))
+        dropped = ", ".join(f"{k} {call.args[k]!r}" for k in drop)
+        return self._result(call, f"{text} {IGNORED_NOTE}{dropped}: the user did not say it.)",
+                            is_error, start)
 
     def _approved(self, call: ToolCall) -> bool:
         if self.a.approve is None:

@@ -20,8 +20,8 @@ import jsonschema
 from voiceagent.agent.messages import ToolCall, ToolSpec
 from voiceagent.errors import ToolError
 
-IGNORED_NOTE = "(Ignored unknown parameter(s): "
-"""Starts the note for the model appended to a result when parameters were dropped."""
+IGNORED_NOTE = "(Ignored "
+"""Starts the notes for the model appended to a result when arguments were dropped."""
 
 
 def spoken_result(text: str) -> str:
@@ -241,7 +241,7 @@ class ToolRegistry:
             return f"Error: {call.name} failed: {type(exc).__name__}: {exc}", True
         text = result if isinstance(result, str) else _to_text(result)
         if ignored:
-            text += f" {IGNORED_NOTE}{', '.join(ignored)}.)"
+            text += f" {IGNORED_NOTE}unknown parameter(s): {', '.join(ignored)}.)"
         return truncate(text, self.result_chars), False
 
     def _with_numbers(self, call: ToolCall) -> ToolCall:
