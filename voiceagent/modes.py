@@ -95,6 +95,7 @@ def _run_once(config: Config, *, mode: str, keys: str | None, verbose: bool,
         if mode == "kiosk":
             _kiosk(config, assistant, recorder, player, replies).run(stop)
             return
+        early_end(config, assistant, recorder)
         recorder.open()  # one stream kept open: no device start-up lost at each key press
         source = _key_source(config, mode, keys)
         stack.callback(source.close)
@@ -113,6 +114,7 @@ def _kiosk(config: Config, assistant: Any, recorder: Any, player: Any,
     from voiceagent.speech.wakegate import WakeGate
 
     trigger, audio = config.trigger, config.audio
+    early_end(config, assistant, recorder)
     chimes = SoundPlayer(audio)  # its own: a chime never clears the answer's stop flag
     echo_only = lambda: False  # noqa: E731
     if audio.echo_cancel:
@@ -152,6 +154,16 @@ def _kiosk(config: Config, assistant: Any, recorder: Any, player: Any,
         assistant, recorder, gate=gate, half_duplex=not audio.echo_cancel,
         wake_phrase="" if trigger.wake_word else trigger.wake_phrase,
         chime=_chime(config, chimes), follow_up_s=trigger.follow_up_s, replies=replies)
+
+
+def early_end(config: Config, assistant: Any, recorder: Any) -> None:
+    """Let the recorder end an utterance as soon as its words sound finished: it drafts
+    transcripts with the assistant's transcriber, which then reuses them (speech/drafts.py)."""
+    from voiceagent.speech.drafts import Drafts
+
+    if config.audio.early_end_ms and assistant.transcriber is not None:
+        drafts = Drafts(assistant.transcriber)
+        assistant.transcriber = recorder.drafts = drafts
 
 
 def check_devices(config: Config, recorder: Any, *, keep_open: bool) -> None:

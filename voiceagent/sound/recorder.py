@@ -5,6 +5,7 @@ The block path, in order:
     device (any rate) ─▶ PortAudio callback: copy + "paused?" tag into a queue
       ─▶ soxr streaming resampler ─▶ 512-sample 16 kHz blocks (audio.Resampler, Reblocker)
       ─▶ MicRecorder.processors, in list order ─▶ level meter ─▶ UtteranceCutter (VAD)
+      ─▶ after a short pause, a draft transcript decides whether it already ended (drafts.py)
 
 `processors` is the seam for per-block work such as echo cancellation on the mic signal or a
 wake-word gate: each is a callable taking one float32 block of BLOCK samples at 16 kHz and
@@ -24,6 +25,7 @@ come back as empty audio, so noise never reaches the language model.
 from __future__ import annotations
 
 import logging
+import math
 import queue
 import threading
 import time
@@ -39,6 +41,7 @@ from voiceagent.config import AudioConfig
 from voiceagent.errors import DeviceError
 from voiceagent.sound import devices
 from voiceagent.speech.cutter import Utterance, UtteranceCutter
+from voiceagent.speech.drafts import Drafts, Verdict
 from voiceagent.speech.vad import BLOCK, BLOCK_MS, SileroVAD
 
 log = logging.getLogger(__name__)
@@ -175,6 +178,8 @@ class MicRecorder:
         """Per-block work before the cutter, in order (see the module docstring)."""
         self._open_source = source or (lambda paused: _BlockStream(config.input_device, paused))
         self._vad = SileroVAD()
+        self.drafts: Drafts | None = None
+        """Set once speech recognition is loaded: utterances may then end early (drafts.py)."""
         self._stream: BlockSource | None = None
         self._paused = threading.Event()
 
@@ -286,16 +291,9 @@ class MicRecorder:
             item = stream.read()
             if item is None:
                 continue
-            block: np.ndarray | None = item[0]
-            for process in self.processors:
-                if block is None:
-                    break
-                block = process(block)
-            if block is None:
-                continue
-            if self._on_level is not None and not item[1]:
-                self._on_level(float(np.sqrt(np.mean(np.square(block)))))
-            utterance = cutter.push(block, paused=item[1])
+            utterance = self._feed(cutter, item)
+            if utterance is None and self.drafts is not None and cutter.draft_due:
+                utterance = self._after_draft(self.drafts, stream, cutter)
             if utterance is not None:
                 if not utterance.while_paused:
                     return utterance.audio
@@ -307,6 +305,46 @@ class MicRecorder:
             self._ignored(utterance)
             return Audio.silence(0)
         return utterance.audio
+
+    def _feed(self, cutter: UtteranceCutter, item: Block) -> Utterance | None:
+        """One block through the processors and the level meter into the cutter."""
+        block: np.ndarray | None = item[0]
+        for process in self.processors:
+            if block is None:
+                return None
+            block = process(block)
+        if block is None:
+            return None
+        if self._on_level is not None and not item[1]:
+            self._on_level(float(np.sqrt(np.mean(np.square(block)))))
+        return cutter.push(block, paused=item[1])
+
+    def _after_draft(self, drafts: Drafts, stream: BlockSource,
+                     cutter: UtteranceCutter) -> Utterance | None:
+        """Transcribe the words so far (speech/drafts.py), then feed the audio that arrived
+        meanwhile: end now if they sound finished and nobody spoke since, hold the window
+        longer if they trail off, else go on as usual."""
+        started = time.monotonic()
+        try:
+            draft = drafts.draft(cutter.peek())
+        except Exception as exc:  # e.g. a remote Whisper gone: the silence window decides
+            log.debug("draft transcription failed: %s", exc)
+            return None
+        arrived = math.ceil((time.monotonic() - started) * 1000 / BLOCK_MS)
+        for _ in range(arrived):
+            item = stream.read()
+            if item is None:
+                break
+            utterance = self._feed(cutter, item)
+            if utterance is not None:
+                return utterance
+        if not cutter.silent_since_peek:
+            return None
+        if draft.verdict is Verdict.FINISHED:
+            return cutter.end_now()
+        if draft.verdict is Verdict.TRAILING:
+            cutter.hold(self._config.hold_ms)
+        return None
 
     def _ignored(self, utterance: Utterance) -> None:
         log.info("heard %.1f s of speech while the assistant was speaking (half duplex); it "

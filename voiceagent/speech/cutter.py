@@ -11,6 +11,10 @@ piper speech made soft (down to -26 dB with a 0.6 s fade-in) with Silero v6:
   `SHORT_PHRASE_MS` of speech has been heard (a name or wake word: "Picovoice, make me a large
   coffee"), the window is `pause_grace_ms` longer. Any speech in the window starts it again.
 - `max_utterance_s` cuts a monologue; only `TAIL_MS` of the closing silence is kept.
+- With `early_ms`, once per pause after that much silence `draft_due` is true: the listener
+  transcribes `peek()` while it keeps listening, and ends the utterance there (`end_now()`)
+  when the words sound finished and no speech came meanwhile, or `hold()`s the window longer
+  when they trail off ("and", "um"). See speech/drafts.py.
 """
 
 from __future__ import annotations
@@ -47,7 +51,8 @@ class Utterance:
     while_paused: bool = False
     """Its speech began in a block marked paused (the assistant was speaking)."""
     cut: str = "silence"
-    """Why it ended: "silence", "max" (max_utterance_s) or "stop" (finish() was called)."""
+    """Why it ended: "silence", "early" (its words sounded finished), "max"
+    (max_utterance_s) or "stop" (finish() was called)."""
 
 
 class UtteranceCutter:
@@ -67,9 +72,11 @@ class UtteranceCutter:
         max_utterance_s: float = 15.0,
         preroll_ms: int = 600,
         pause_grace_ms: int = 500,
+        early_ms: int = 0,
         keep_all: bool = False,
     ) -> None:
         self._vad = vad
+        self._early_ms = early_ms
         self._endpointer = Endpointer(threshold, silence_ms, min_speech_ms,
                                       pause_grace_ms=pause_grace_ms,
                                       short_phrase_ms=SHORT_PHRASE_MS)
@@ -86,7 +93,7 @@ class UtteranceCutter:
         return cls(vad, threshold=config.vad_threshold, silence_ms=config.silence_ms,
                    min_speech_ms=config.min_speech_ms, max_utterance_s=config.max_utterance_s,
                    preroll_ms=config.preroll_ms, pause_grace_ms=config.pause_grace_ms,
-                   keep_all=keep_all)
+                   early_ms=config.early_end_ms, keep_all=keep_all)
 
     def reset(self) -> None:
         """Forget everything (a new stream; the VAD's own state is the caller's)."""
@@ -96,11 +103,40 @@ class UtteranceCutter:
         self._trailing = 0
         self._onset_paused = False
         self._heard = False
+        self._drafted = -1.0
 
     @property
     def hearing(self) -> bool:
         """Speech is under way (not yet ended or discarded)."""
         return self._endpointer.hearing
+
+    @property
+    def draft_due(self) -> bool:
+        """The utterance has paused for `early_ms` and this pause has no draft yet."""
+        ep = self._endpointer
+        return (self._early_ms > 0 and not self._keep_all and ep.started
+                and not self._onset_paused and ep.silent_ms >= self._early_ms
+                and self._drafted != ep.speech_ms)
+
+    def peek(self) -> Audio:
+        """What `end_now()` would return now; marks this pause as drafted."""
+        self._drafted = self._endpointer.speech_ms
+        return Audio(np.concatenate(self._kept()).astype(np.float32), STT_RATE)
+
+    @property
+    def silent_since_peek(self) -> bool:
+        """No speech since the last `peek()`: its audio is still the whole utterance."""
+        ep = self._endpointer
+        return ep.started and ep.silent_ms > 0 and self._drafted == ep.speech_ms
+
+    def end_now(self) -> Utterance:
+        """End the utterance here (its words sounded finished)."""
+        self._blocks = self._kept()
+        return self._take("early")
+
+    def hold(self, ms: float) -> None:
+        """Wait `ms` longer than usual in this pause (the words so far trail off)."""
+        self._endpointer.held_ms = ms
 
     def prime(self, blocks: list[np.ndarray]) -> None:
         """Blocks from just before listening started: pre-roll only, never scored."""
@@ -134,8 +170,7 @@ class UtteranceCutter:
             self._blocks.append(block)
             self._trailing = self._trailing + 1 if ep.silent_ms > 0 or not ep.hearing else 0
         if event is Event.ENDED:
-            keep = len(self._blocks) - max(0, self._trailing - int(TAIL_MS / BLOCK_MS))
-            self._blocks = self._blocks[:keep]
+            self._blocks = self._kept()
             return self._take("silence")
         if event is Event.DISCARDED:
             log.debug("ignored %.2f s of sound shorter than min_speech_ms",
@@ -163,6 +198,11 @@ class UtteranceCutter:
             first -= 1
         return [b for b, _p, _paused in history[max(0, first - self._preroll):]]
 
+    def _kept(self) -> list[np.ndarray]:
+        """The blocks without the closing silence beyond `TAIL_MS`."""
+        keep = len(self._blocks) - max(0, self._trailing - int(TAIL_MS / BLOCK_MS))
+        return self._blocks[:keep]
+
     def _take(self, cut: str) -> Utterance:
         audio = Audio(np.concatenate(self._blocks).astype(np.float32), STT_RATE)
         utterance = Utterance(audio, self._onset_paused, cut)
@@ -175,3 +215,4 @@ class UtteranceCutter:
         self._trailing = 0
         self._onset_paused = False
         self._heard = False
+        self._drafted = -1.0

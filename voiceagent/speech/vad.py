@@ -87,6 +87,8 @@ class Endpointer:
         """Silence since the last speech block."""
         self.started = False
         """True once the candidate counts as an utterance."""
+        self.held_ms = 0.0
+        """Added to the window for this pause only (the words so far sound unfinished)."""
 
     @property
     def hearing(self) -> bool:
@@ -97,8 +99,8 @@ class Endpointer:
     def window_ms(self) -> float:
         """Silence that ends the utterance now: longer after only a short phrase."""
         if self.speech_ms < self.short_phrase_ms:
-            return self.silence_ms + self.pause_grace_ms
-        return self.silence_ms
+            return self.silence_ms + self.pause_grace_ms + self.held_ms
+        return self.silence_ms + self.held_ms
 
     def push(self, probability: float) -> Event:
         # Hysteresis as in Silero's own iterator: leaving speech needs a lower score.
@@ -106,6 +108,7 @@ class Endpointer:
                                             and self.silent_ms == 0):
             self.speech_ms += BLOCK_MS
             self.silent_ms = 0.0
+            self.held_ms = 0.0
             if not self.started and self.speech_ms >= self.min_speech_ms:
                 self.started = True
                 return Event.STARTED

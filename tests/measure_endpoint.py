@@ -1,0 +1,101 @@
+"""End-of-utterance figures for the README: how long after the last word the transcript is
+ready, and how many people are cut off mid-sentence, with the fixed silence window and with
+drafts (speech/drafts.py). Not a test (no assertions); run:
+
+    .venv/bin/python -m tests.measure_endpoint
+
+Requests are piper's joe voice at several rates and pitches (tests/voices.py), some said in
+one breath and some with a pause of 0.4-1.0 s mid-sentence: after a word a request cannot end
+on ("set a timer for ... ten minutes") and after words that are a whole request on their own
+("what time is it ... in Tokyo"). The microphone is the recorder's fake source fed as fast as
+it reads, so "ready" counts audio time read plus the time transcription took.
+"""
+
+from __future__ import annotations
+
+import itertools
+import statistics
+import threading
+import time
+from dataclasses import replace
+
+from tests.voices import USERS, Speaker, say
+from voiceagent.audio import Audio, concat
+from voiceagent.config import AudioConfig, Config
+from voiceagent.sound.recorder import MicRecorder
+from voiceagent.speech.drafts import Drafts
+from voiceagent.speech.stt import WhisperTranscriber
+from voiceagent.speech.vad import BLOCK_MS
+from voiceagent.testing import FakeBlockSource
+
+ONE_BREATH = ["What time is it?", "Add milk to my shopping list.", "Tell me a joke.",
+              "How many minutes are in three hours?", "Cancel the pasta timer.",
+              "What's the date today?"]
+UNFINISHED = [("Set a timer for", "ten minutes."), ("Remind me to", "water the plants."),
+              ("Add eggs and", "bread to my list."), ("What is", "twelve times seven?"),
+              ("Convert five miles to", "kilometers.")]
+FINISHED_BEFORE = [("What time is it", "in Tokyo?"), ("Turn off the lights", "in the kitchen."),
+                   ("Set a timer", "for twenty minutes."), ("Add apples", "to the shopping list.")]
+PAUSES = (0.4, 0.7, 1.0)
+TAIL_S = 2.5
+SPEAKERS = [Speaker(), *USERS[:2]]
+
+
+def clips() -> list[tuple[str, Audio, float]]:
+    """(kind, audio, seconds of speech before the final silence)."""
+    out = []
+    for text, who in itertools.product(ONE_BREATH, SPEAKERS):
+        out.append(("one breath", say(text, who, lead_s=0.5, tail_s=TAIL_S), 0.0))
+    for (kind, pairs), pause, who in itertools.product(
+            (("pause after an unfinished phrase", UNFINISHED),
+             ("pause after a whole phrase", FINISHED_BEFORE)), PAUSES, SPEAKERS):
+        for head, tail in pairs:
+            out.append((kind, concat([say(head, who, lead_s=0.5, tail_s=0.0),
+                                      Audio.silence(pause),
+                                      say(tail, who, lead_s=0.0, tail_s=TAIL_S)]), pause))
+    return out
+
+
+def run(audio: Audio, config: AudioConfig, stt: WhisperTranscriber,
+        drafts: bool) -> tuple[int, float]:
+    """(utterances cut, seconds from the last word to the transcript being ready): audio read
+    past the last word (a draft's own time is in it: what arrived meanwhile was read), plus
+    the transcription after the recorder returned (none when the draft is reused)."""
+    stop = threading.Event()
+    source = FakeBlockSource(audio, done=stop)
+    mic = MicRecorder(config, source=lambda paused: source)
+    transcriber = Drafts(stt) if drafts else stt
+    mic.drafts = transcriber if isinstance(transcriber, Drafts) else None
+    last_word = audio.seconds - TAIL_S
+    cut, waited = 0, 0.0
+    for heard in mic.utterances(stop):
+        read_s = source.blocks_read * BLOCK_MS / 1000
+        before = time.monotonic()
+        transcriber.transcribe(heard)
+        cut += 1
+        waited = read_s - last_word + time.monotonic() - before
+    return cut, waited
+
+
+def main() -> None:
+    config = Config()
+    stt = WhisperTranscriber(config.stt, config.models_dir)
+    audio = replace(config.audio)
+    rows: dict[tuple[str, bool], list[tuple[int, float]]] = {}
+    for kind, clip, _pause in clips():
+        for drafts in (False, True):
+            rows.setdefault((kind, drafts), []).append(run(clip, audio, stt, drafts))
+    print("| requests | end of utterance | cut off | transcript ready after the last word "
+          "(median / p90) |")
+    print("|---|---|---|---|")
+    for (kind, drafts), results in rows.items():
+        cut = sum(n > 1 for n, _ in results)
+        waits = sorted(w for _, w in results)
+        p90 = waits[min(len(waits) - 1, int(0.9 * len(waits)))]
+        how = f"drafts ({audio.early_end_ms} ms)" if drafts else f"fixed {audio.silence_ms} ms"
+        print(f"| {kind} ({len(results)}) | {how} | {cut} | "
+              f"{statistics.median(waits):.2f} s / {p90:.2f} s |")
+
+
+if __name__ == "__main__":
+    main()

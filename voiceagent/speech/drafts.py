@@ -1,0 +1,104 @@
+"""Transcribing while the user pauses, so the end of an utterance needs no fixed wait.
+
+A fixed silence window (700 ms) is a guess made without the words: too long after "what time
+is it?", too short after "set a timer for... um". Here, after a short pause (`[audio]
+early_end_ms`) the listener hands the words so far to `Drafts.draft` and keeps listening:
+
+- they sound finished (a sentence end, no trailing "and", "um", "the", "for") and no speech
+  came while they were transcribed: the utterance ends now, and its transcript is already
+  made: `transcribe()` of the same audio returns it without running Whisper again;
+- they trail off: the window is held longer (`[audio] hold_ms`), so a thinking pause is not
+  the end;
+- Whisper doubts them, or they are empty: the usual silence window decides.
+
+Ending early needs finished-sounding words AND `early_end_ms` + the transcription time of
+silence, so a speaker who pauses mid-sentence is only cut off when the words before the
+pause are a whole sentence on their own and the pause outlasts the draft.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from dataclasses import dataclass
+from enum import Enum
+
+import numpy as np
+
+from voiceagent.audio import Audio
+from voiceagent.ports import Transcriber, Transcript
+
+log = logging.getLogger(__name__)
+
+TRAILING = frozenset("""
+    and or but so because cause then than if when while that which who whose where whether
+    um uh er erm hmm mm ah eh like well
+    a an the my your his her our their its this these those some any every each no
+    to of for with in on at from by about into onto over under after before until between
+    is are was were be been am will would can could should shall may might must do does did
+    have has had not plus minus times divided too
+""".split())
+"""Words an English request does not end on: the speaker has more to say. ("too": Whisper's
+spelling of a trailing "to" before a pause.)"""
+_FINISHED = re.compile(r"[.?!]['\")\]]*$")
+_ELLIPSIS = re.compile(r"(?:\.\.\.|…)['\")\]]*$")
+
+
+def sounds_finished(text: str) -> bool:
+    """True when `text` reads as a whole request: at least two words (a lone name before a
+    pause, "Picovoice, ...", is not one), ending a sentence (Whisper punctuates what it hears
+    as complete) on a word a request can end on."""
+    text = text.strip()
+    if not _FINISHED.search(text) or _ELLIPSIS.search(text):
+        return False
+    words = re.findall(r"[a-z0-9']+", text.lower())
+    return len(words) >= 2 and words[-1] not in TRAILING
+
+
+class Verdict(Enum):
+    FINISHED = "finished"
+    """End the utterance now if no speech came meanwhile."""
+    TRAILING = "trailing"
+    """Wait longer than usual."""
+    UNSURE = "unsure"
+    """Let the usual silence window decide."""
+
+
+@dataclass(frozen=True)
+class Draft:
+    verdict: Verdict
+    text: str
+
+
+class Drafts:
+    """The Transcriber port, with drafts: `draft(audio)` while listening, and `transcribe`
+    returns the draft's transcript when it is asked for the same audio."""
+
+    def __init__(self, transcriber: Transcriber) -> None:
+        self.transcriber = transcriber
+        self._lock = threading.Lock()
+        self._last: tuple[np.ndarray, Transcript] | None = None
+
+    def draft(self, audio: Audio) -> Draft:
+        heard = self.transcriber.transcribe(audio)
+        transcript = heard if isinstance(heard, Transcript) else Transcript(str(heard))
+        with self._lock:
+            self._last = (audio.samples, transcript)
+        text = transcript.strip()
+        if not text or transcript.doubt:
+            verdict = Verdict.UNSURE
+        elif sounds_finished(text):
+            verdict = Verdict.FINISHED
+        else:
+            verdict = Verdict.TRAILING
+        log.debug("draft after a pause: %r -> %s", text, verdict.value)
+        return Draft(verdict, text)
+
+    def transcribe(self, audio: Audio) -> str:
+        with self._lock:
+            last, self._last = self._last, None
+        if (last is not None and len(last[0]) == len(audio.samples)
+                and np.array_equal(last[0], audio.samples)):
+            return last[1]
+        return self.transcriber.transcribe(audio)
