@@ -110,9 +110,9 @@ prepare() {
   cat > "$root/opt/voiceagent/arm64.toml" <<'EOF'
 [llm]
 model = "qwen2.5-coder-0.5b"
-timeout_s = 900.0
+timeout_s = 3600.0
 [agent]
-max_seconds = 900.0
+max_seconds = 3600.0
 EOF
 }
 
