@@ -54,6 +54,16 @@ LIMITS = {"assistant_rss_mb": 50.0, "server_rss_mb": 50.0, "assistant_fds": 10.0
 of one fd or thread per turn is 100, of 1 MB per turn 100 MB."""
 
 
+STEP = 2
+"""A count (fds, threads) that rose by no more than this after warm-up is not a leak, however
+steep its slope over a short run: a connection pool's second connection or a lazily started
+thread opens once, while a leak keeps rising."""
+
+
+def _rise(values: list[float]) -> float:
+    return max(values) - values[0] if values else 0.0
+
+
 @dataclass
 class Sample:
     turn: int
@@ -267,8 +277,11 @@ def summarise(samples: list[Sample], failures: list[str]) -> dict[str, object]:
                 pairs = [(s.turn, getattr(s, who)[key]) for s in part if getattr(s, who)]
                 target[f"{who}_{key}"] = round(slope_per_100([p[0] for p in pairs],
                                                              [p[1] for p in pairs]), 2)
+    rise = {f"{who}_{key}": _rise([getattr(s, who)[key] for s in samples[warm:]
+                                    if getattr(s, who)])
+            for who in ("assistant", "server") for key in ("fds", "threads")}
     growth = [f"{k} grows {v} per 100 turns (limit {LIMITS[k]})"
-              for k, v in slopes.items() if v > LIMITS[k]]
+              for k, v in slopes.items() if v > LIMITS[k] and rise.get(k, STEP + 1) > STEP]
     last = samples[-1] if samples else None
     return {
         "turns": len(samples), "warm_up_turns": warm, "slope_per_100_turns": slopes,

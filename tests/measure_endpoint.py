@@ -13,6 +13,7 @@ it reads, so "ready" counts audio time read plus the time transcription took.
 
 from __future__ import annotations
 
+import argparse
 import itertools
 import statistics
 import threading
@@ -78,21 +79,29 @@ def run(audio: Audio, config: AudioConfig, stt: WhisperTranscriber,
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--early-ms", type=int, nargs="+", default=[300, 200],
+                        help="[audio] early_end_ms values to compare with the fixed window")
+    args = parser.parse_args()
     config = Config()
     stt = WhisperTranscriber(config.stt, config.models_dir)
-    audio = replace(config.audio)
-    rows: dict[tuple[str, bool], list[tuple[int, float]]] = {}
+    variants = [replace(config.audio, early_end_ms=0),
+                *(replace(config.audio, early_end_ms=ms) for ms in args.early_ms)]
+    rows: dict[tuple[str, int], list[tuple[int, float]]] = {}
     for kind, clip, _pause in clips():
-        for drafts in (False, True):
-            rows.setdefault((kind, drafts), []).append(run(clip, audio, stt, drafts))
-    print("| requests | end of utterance | cut off | transcript ready after the last word "
-          "(median / p90) |")
+        for audio in variants:
+            drafts = audio.early_end_ms > 0
+            rows.setdefault((kind, audio.early_end_ms), []).append(
+                run(clip, audio, stt, drafts))
+    print("| requests | end of utterance | cut in two | transcript ready after the last "
+          "word (median / p90) |")
     print("|---|---|---|---|")
-    for (kind, drafts), results in rows.items():
+    for (kind, early_ms), results in rows.items():
         cut = sum(n > 1 for n, _ in results)
         waits = sorted(w for _, w in results)
         p90 = waits[min(len(waits) - 1, int(0.9 * len(waits)))]
-        how = f"drafts ({audio.early_end_ms} ms)" if drafts else f"fixed {audio.silence_ms} ms"
+        how = (f"drafts after {early_ms} ms" if early_ms
+               else f"fixed {config.audio.silence_ms} ms window")
         print(f"| {kind} ({len(results)}) | {how} | {cut} | "
               f"{statistics.median(waits):.2f} s / {p90:.2f} s |")
 

@@ -114,9 +114,10 @@ def test_live_bench_measures_mouth_to_ear_through_the_kiosk(pulse: PulseServer,
     for t in turns:
         timings = t["timings"]
         assert t["stop"] == "done" and t["turns"] == 1, t
-        # the words end, the utterance is cut after the silence window, then transcribed;
+        # the words end, the utterance is cut, then transcribed (at once when its draft
+        # transcript sounded finished: speech/drafts.py);
         # the reply is heard in the speaker recording after the player said it started
-        assert 0 < timings["endpoint"] < timings["stt_done"] < timings["reply_onset"], t
+        assert 0 < timings["endpoint"] <= timings["stt_done"] < timings["reply_onset"], t
         # the end-of-speech chime is heard before the reply
         assert timings["first_sound"] < timings["reply_onset"] <= timings["total"], t
         assert timings["reply_onset"] >= timings["first_audio"] - 0.15, t

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -28,3 +29,30 @@ def test_a_short_soak_has_no_failed_turns_and_no_growth(tmp_path: Path) -> None:
     assert result["turns"] == 12
     assert result["failed_turns"] == [] and result["growth"] == [], result
     assert run.returncode == 0, run.stdout[-3000:]
+
+
+def _soak_module():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("soak", REPO / "scripts" / "soak.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["soak"] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_one_extra_fd_is_not_a_leak_and_a_steady_rise_is() -> None:
+    soak = _soak_module()
+
+    def samples(fds: list[int]) -> list:
+        return [soak.Sample(turn=i, kind="llm", seconds=1.0, outcome="done",
+                            assistant={"rss_mb": 400.0, "fds": n, "threads": 13},
+                            server={"rss_mb": 700.0, "fds": 4, "threads": 12})
+                for i, n in enumerate(fds)]
+
+    # a pool's second connection, once, in a short run: a steep slope, but no leak
+    assert soak.summarise(samples([18] * 9 + [19] * 3), [])["growth"] == []
+    # one fd every other turn keeps rising
+    leak = soak.summarise(samples([18 + i // 2 for i in range(12)]), [])["growth"]
+    assert leak and leak[0].startswith("assistant_fds grows")
