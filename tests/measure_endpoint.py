@@ -80,7 +80,7 @@ def run(audio: Audio, config: AudioConfig, stt: WhisperTranscriber,
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--early-ms", type=int, nargs="+", default=[300, 200],
+    parser.add_argument("--early-ms", type=int, nargs="+", default=[450, 300],
                         help="[audio] early_end_ms values to compare with the fixed window")
     args = parser.parse_args()
     config = Config()
@@ -88,10 +88,11 @@ def main() -> None:
     variants = [replace(config.audio, early_end_ms=0),
                 *(replace(config.audio, early_end_ms=ms) for ms in args.early_ms)]
     rows: dict[tuple[str, int], list[tuple[int, float]]] = {}
-    for kind, clip, _pause in clips():
+    for kind, clip, pause in clips():
+        label = f"{kind}, {pause:.1f} s" if pause else kind
         for audio in variants:
             drafts = audio.early_end_ms > 0
-            rows.setdefault((kind, audio.early_end_ms), []).append(
+            rows.setdefault((label, audio.early_end_ms), []).append(
                 run(clip, audio, stt, drafts))
     print("| requests | end of utterance | cut in two | transcript ready after the last "
           "word (median / p90) |")

@@ -15,6 +15,7 @@ from voiceagent.config import AudioConfig
 from voiceagent.ports import Transcript
 from voiceagent.sound.recorder import MicRecorder
 from voiceagent.speech.drafts import Drafts, sounds_finished
+from voiceagent.speech.vad import BLOCK_MS
 from voiceagent.testing import FakeBlockSource
 
 
@@ -23,7 +24,7 @@ from voiceagent.testing import FakeBlockSource
     ("Set a timer for", False), ("Set a timer for...", False), ("Add eggs and", False),
     ("Add eggs and.", False), ("What's, um.", False), ("Remind me to", False), ("", False),
     ("What is 12 times", False), ("Thanks!", False), ("Thank you!", True),
-    ("Picovoice.", False), ("Remind me too.", False), ("Set a timer for 20 minutes.", True),
+    ("Picovoice.", False), ("Set a timer for it.", False), ("Cancel it.", True), ("Remind me too.", False), ("Set a timer for 20 minutes.", True),
 ])
 def test_what_sounds_finished(text: str, finished: bool):
     assert sounds_finished(text) is finished
@@ -65,8 +66,9 @@ def test_finished_words_end_the_utterance_early_and_are_not_transcribed_again(sp
     [fixed], _, [fixed_at] = listen([clip])
     stt = Scripted("What time is it?")
     [early], _, [early_at] = listen([clip], stt)
-    # ended 300 ms into the pause instead of 700 ms: ~12 blocks of 32 ms sooner
-    assert fixed_at - early_at >= 10
+    # ended early_end_ms into the pause instead of silence_ms (450 and 700 ms by default)
+    config = AudioConfig()
+    assert fixed_at - early_at >= (config.silence_ms - config.early_end_ms) / BLOCK_MS - 1
     assert len(early.samples) == len(fixed.samples)  # the same words, the same short tail
     drafts = Drafts(stt)
     assert drafts.draft(early).text == "What time is it?" and stt.calls == 2
@@ -91,9 +93,9 @@ def test_words_that_trail_off_get_a_longer_pause(speech):
 def test_speech_during_the_draft_keeps_the_utterance_going(speech):
     first = speech("What time is it", lead_s=0.5, tail_s=0.0)
     rest = speech("in Tokyo?", lead_s=0.0, tail_s=2.0)
-    # the draft takes 0.4 s; the speaker goes on 0.5 s into the pause, while it runs
+    # the draft takes 0.4 s; the speaker goes on during it (0.6 s into the pause)
     slow = Scripted("What time is it?", seconds=0.4)
-    heard, _, _ = listen([first, Audio.silence(0.5), rest], slow)
+    heard, _, _ = listen([first, Audio.silence(0.6), rest], slow)
     assert len(heard) == 1 and slow.calls >= 1
 
 
@@ -117,7 +119,21 @@ def test_real_whisper_cuts_no_one_off_after_unfinished_words(speech, transcriber
         heard, _, _ = listen([clip], transcriber)
         assert len(heard) == 1, (head, pause)
         assert words(transcriber.transcribe(heard[0]))[-1] == words(tail)[-1]
+    # a finished question: its transcript is ready when it is cut, not transcribed after
     clip = speech("What is the time in London?", lead_s=0.5, tail_s=2.0)
-    [_], _, [fixed_at] = listen([clip])
-    [early], _, [early_at] = listen([clip], transcriber)
-    assert early_at < fixed_at and words(transcriber.transcribe(early))[-1] == "london"
+    counted = Counted(transcriber)
+    stop = threading.Event()
+    mic = MicRecorder(AudioConfig(), source=lambda paused: FakeBlockSource(clip, done=stop))
+    mic.drafts = drafts = Drafts(counted)
+    [early] = list(mic.utterances(stop))
+    drafted = counted.calls
+    assert words(drafts.transcribe(early))[-1] == "london" and counted.calls == drafted
+
+
+class Counted:
+    def __init__(self, transcriber) -> None:
+        self.transcriber, self.calls = transcriber, 0
+
+    def transcribe(self, audio: Audio) -> Transcript:
+        self.calls += 1
+        return self.transcriber.transcribe(audio)

@@ -141,7 +141,7 @@ class AudioConfig:
     min_speech_ms: int = _f(250, "shorter sounds are ignored as noise", minimum=0)
     preroll_ms: int = _f(600, "audio kept from before the detected start of speech, so a soft "
                          "first syllable is not cut", minimum=0)
-    early_end_ms: int = _f(300, "after this much silence the words so far are transcribed "
+    early_end_ms: int = _f(450, "after this much silence the words so far are transcribed "
                            "while listening goes on; if they sound finished the utterance ends "
                            "there instead of after silence_ms (0: always wait silence_ms)",
                            minimum=0)

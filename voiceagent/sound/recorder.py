@@ -330,6 +330,8 @@ class MicRecorder:
         except Exception as exc:  # e.g. a remote Whisper gone: the silence window decides
             log.debug("draft transcription failed: %s", exc)
             return None
+        if draft.verdict is Verdict.TRAILING:  # before the backlog: it may reach silence_ms
+            cutter.hold(self._config.hold_ms)
         arrived = math.ceil((time.monotonic() - started) * 1000 / BLOCK_MS)
         for _ in range(arrived):
             item = stream.read()
@@ -338,12 +340,8 @@ class MicRecorder:
             utterance = self._feed(cutter, item)
             if utterance is not None:
                 return utterance
-        if not cutter.silent_since_peek:
-            return None
-        if draft.verdict is Verdict.FINISHED:
+        if draft.verdict is Verdict.FINISHED and cutter.silent_since_peek:
             return cutter.end_now()
-        if draft.verdict is Verdict.TRAILING:
-            cutter.hold(self._config.hold_ms)
         return None
 
     def _ignored(self, utterance: Utterance) -> None:

@@ -41,6 +41,7 @@ TRAILING = frozenset("""
 """.split())
 """Words an English request does not end on: the speaker has more to say. ("too": Whisper's
 spelling of a trailing "to" before a pause.)"""
+_PREPOSITIONS = frozenset("for to of with in on at from by about into onto".split())
 _FINISHED = re.compile(r"[.?!]['\")\]]*$")
 _ELLIPSIS = re.compile(r"(?:\.\.\.|…)['\")\]]*$")
 
@@ -53,6 +54,8 @@ def sounds_finished(text: str) -> bool:
     if not _FINISHED.search(text) or _ELLIPSIS.search(text):
         return False
     words = re.findall(r"[a-z0-9']+", text.lower())
+    if len(words) >= 3 and words[-1] == "it" and words[-2] in _PREPOSITIONS:
+        return False  # "Set a timer for it.": Whisper's filler for silence after "for"
     return len(words) >= 2 and words[-1] not in TRAILING
 
 
