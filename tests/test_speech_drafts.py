@@ -24,7 +24,8 @@ from voiceagent.testing import FakeBlockSource
     ("Set a timer for", False), ("Set a timer for...", False), ("Add eggs and", False),
     ("Add eggs and.", False), ("What's, um.", False), ("Remind me to", False), ("", False),
     ("What is 12 times", False), ("Thanks!", False), ("Thank you!", True),
-    ("Picovoice.", False), ("Set a timer for it.", False), ("Cancel it.", True), ("Remind me too.", False), ("Set a timer for 20 minutes.", True),
+    ("Picovoice.", False), ("Set a timer for it.", False), ("Cancel it.", True),
+    ("Remind me too.", False), ("Set a timer for 20 minutes.", True),
 ])
 def test_what_sounds_finished(text: str, finished: bool):
     assert sounds_finished(text) is finished
