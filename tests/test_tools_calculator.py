@@ -32,6 +32,7 @@ calculate, convert_units = make_tools()
     # brackets that cannot be read aloud without ambiguity: just the answer
     ("2 * (3 + 4)", "The answer is 14."), ("((1+2)*3)+4", "The answer is 13."),
     ("sin(30)", "The answer is 0.5."),
+    ("3 hours * 60 minutes", "3 hours times 60 minutes is 180."),
 ])
 def test_the_answer_is_a_sentence_to_speak(expression, answer):
     """Spoken as it is (speaks_result): the user's words, symbols read as words, no '='."""

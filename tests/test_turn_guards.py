@@ -121,6 +121,13 @@ def test_a_place_named_in_an_earlier_turn_counts_for_a_question_not_for_a_write(
     assert result.tool_calls[0][2] is True  # an error: nothing the user said now
 
 
+def test_a_sum_may_use_the_factor_between_units_the_user_named_but_no_other_number():
+    said = "how many minutes are in three hours"
+    assert unsaid_words("3 hours * 60 minutes", said) == []
+    assert unsaid_words("3 * 60", "what is three times four") == ["60"]
+    assert unsaid_words("15 percent of 80", "tell me a fun fact about the moon") == ["15", "80"]
+
+
 def test_a_destructive_call_on_an_unrelated_request_is_refused(tmp_path: Path):
     model = ScriptedChatModel()
     model.enqueue(calls(("forget_conversation", {})))

@@ -62,13 +62,23 @@ def _said(word: str, heard: set[str], joined: str) -> bool:
     return len(stem) >= 5 and bool(difflib.get_close_matches(stem, heard, n=1, cutoff=0.85))
 
 
+UNIT_FACTORS = {"60", "24", "7", "12", "52", "365", "100", "1000", "3600", "1440"}
+"""Conversion factors a sum may use when the user named units ("minutes in 3 hours" is
+3 * 60): not numbers the model made up."""
+_UNITS = re.compile(r"\b(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|dozens?|"
+                    r"percent|%|meters?|metres?|kilo\w*|grams?|lit(?:er|re)s?|cents?|"
+                    r"centi\w*|milli\w*)\b", re.I)
+
+
 def unsaid_words(value: str, utterance: str) -> list[str]:
     """The content words of `value` that do not occur in `utterance` (forgiving plurals,
-    number words, spacing and small misspellings)."""
+    number words, spacing and small misspellings; unit factors when units were named)."""
     spoken = words(utterance)
     heard = {_stem(w) for w in spoken}
     joined = " ".join(spoken)
-    return [w for w in words(value) if w not in FILLER and not _said(w, heard, joined)]
+    factors = UNIT_FACTORS if _UNITS.search(utterance) else set()
+    return [w for w in words(value)
+            if w not in FILLER and w not in factors and not _said(w, heard, joined)]
 
 
 _NEGATED = re.compile(r"\b(?:don'?t|do\s+not|doesn'?t|never|not|no\s+need\s+to|shouldn'?t|"

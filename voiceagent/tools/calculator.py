@@ -52,7 +52,12 @@ def to_expression(text: str) -> str:
         t = re.sub(pattern, replacement, t)
     t = re.sub(r"\b(sqrt|abs|round|log|ln|sin|cos|tan)\s+(\d+(?:\.\d+)?)", r"\1(\2)", t)
     t = re.sub(r"\b(?:the|of|is|equals?)\b", " ", t)
+    t = _UNIT_AFTER_NUMBER.sub(r"\1", t)  # "3 hours * 60 minutes": the numbers are the sum
     return " ".join(t.split())
+
+
+_UNIT_AFTER_NUMBER = re.compile(r"(\d)\s*(?:seconds?|minutes?|hours?|days?|weeks?|months?|"
+                                r"years?|dozens?)\b")
 
 
 def evaluate(expression: str) -> float:
