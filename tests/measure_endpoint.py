@@ -80,7 +80,7 @@ def run(audio: Audio, config: AudioConfig, stt: WhisperTranscriber,
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--early-ms", type=int, nargs="+", default=[450, 300],
+    parser.add_argument("--early-ms", type=int, nargs="+", default=[550, 450],
                         help="[audio] early_end_ms values to compare with the fixed window")
     args = parser.parse_args()
     config = Config()

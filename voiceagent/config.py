@@ -141,10 +141,9 @@ class AudioConfig:
     min_speech_ms: int = _f(250, "shorter sounds are ignored as noise", minimum=0)
     preroll_ms: int = _f(600, "audio kept from before the detected start of speech, so a soft "
                          "first syllable is not cut", minimum=0)
-    early_end_ms: int = _f(450, "after this much silence the words so far are transcribed "
-                           "while listening goes on; if they sound finished the utterance ends "
-                           "there instead of after silence_ms (0: always wait silence_ms)",
-                           minimum=0)
+    early_end_ms: int = _f(550, "words that sound finished end the utterance after this much "
+                           "silence instead of silence_ms (they are transcribed while listening "
+                           "goes on); 0: always wait silence_ms", minimum=0)
     hold_ms: int = _f(700, "extra silence allowed when the words so far trail off (\"and\", "
                       "\"um\", \"for\")", minimum=0)
     pause_grace_ms: int = _f(500, "extra silence allowed after a first short phrase (\"Picovoice, "

@@ -180,6 +180,8 @@ class MicRecorder:
         self._vad = SileroVAD()
         self.drafts: Drafts | None = None
         """Set once speech recognition is loaded: utterances may then end early (drafts.py)."""
+        self._draft_ms = 200.0
+        """How long drafts take on this machine (moving average)."""
         self._stream: BlockSource | None = None
         self._paused = threading.Event()
 
@@ -278,7 +280,9 @@ class MicRecorder:
 
     def _cutter(self, *, keep_all: bool = False) -> UtteranceCutter:
         self._vad.reset()
-        return UtteranceCutter.from_config(self._vad, self._config, keep_all=keep_all)
+        cutter = UtteranceCutter.from_config(self._vad, self._config, keep_all=keep_all)
+        cutter.draft_lead_ms = self._draft_ms + BLOCK_MS
+        return cutter
 
     def _listen(self, stream: BlockSource, stop: threading.Event | None,
                 timeout_s: float | None, cutter: UtteranceCutter) -> Audio:
@@ -330,13 +334,19 @@ class MicRecorder:
         except Exception as exc:  # e.g. a remote Whisper gone: the silence window decides
             log.debug("draft transcription failed: %s", exc)
             return None
+        took_ms = (time.monotonic() - started) * 1000
+        self._draft_ms = 0.7 * self._draft_ms + 0.3 * took_ms  # the next drafts start that early
+        cutter.draft_lead_ms = self._draft_ms + BLOCK_MS
         if draft.verdict is Verdict.TRAILING:  # before the backlog: it may reach silence_ms
             cutter.hold(self._config.hold_ms)
-        arrived = math.ceil((time.monotonic() - started) * 1000 / BLOCK_MS)
-        for _ in range(arrived):
+        arrived = math.ceil(took_ms / BLOCK_MS)
+        read = 0
+        while read < arrived or (draft.verdict is Verdict.FINISHED
+                                 and cutter.silent_since_peek and not cutter.early_end_due):
             item = stream.read()
             if item is None:
                 break
+            read += 1
             utterance = self._feed(cutter, item)
             if utterance is not None:
                 return utterance

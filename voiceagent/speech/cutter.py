@@ -11,10 +11,11 @@ piper speech made soft (down to -26 dB with a 0.6 s fade-in) with Silero v6:
   `SHORT_PHRASE_MS` of speech has been heard (a name or wake word: "Picovoice, make me a large
   coffee"), the window is `pause_grace_ms` longer. Any speech in the window starts it again.
 - `max_utterance_s` cuts a monologue; only `TAIL_MS` of the closing silence is kept.
-- With `early_ms`, once per pause after that much silence `draft_due` is true: the listener
-  transcribes `peek()` while it keeps listening, and ends the utterance there (`end_now()`)
-  when the words sound finished and no speech came meanwhile, or `hold()`s the window longer
-  when they trail off ("and", "um"). See speech/drafts.py.
+- With `early_ms`, once per pause, a draft's duration before that much silence, `draft_due` is
+  true: the
+  listener transcribes `peek()` while it keeps listening, and ends the utterance at `early_ms`
+  (`end_now()`) when the words sound finished and no speech came meanwhile, or `hold()`s the
+  window longer when they trail off ("and", "um"). See speech/drafts.py.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ TAIL_MS = 300
 """Silence kept after the last speech block; the rest of the silence window is dropped."""
 SHORT_PHRASE_MS = 1000
 """Less speech than this so far gets the longer pause window (`pause_grace_ms`)."""
+MIN_DRAFT_MS = 150
+"""No draft before this much silence: the VAD's score of a word's last sound lags a little."""
 _MAX_ONSET_BLOCKS = int(1000 / BLOCK_MS)
 """How far back a soft start is followed (besides the pre-roll)."""
 
@@ -77,6 +80,8 @@ class UtteranceCutter:
     ) -> None:
         self._vad = vad
         self._early_ms = early_ms
+        self.draft_lead_ms = 200.0
+        """How long a draft takes here (the listener measures it): it starts that early."""
         self._endpointer = Endpointer(threshold, silence_ms, min_speech_ms,
                                       pause_grace_ms=pause_grace_ms,
                                       short_phrase_ms=SHORT_PHRASE_MS)
@@ -104,6 +109,7 @@ class UtteranceCutter:
         self._onset_paused = False
         self._heard = False
         self._drafted = -1.0
+        self._peeked = 0
 
     @property
     def hearing(self) -> bool:
@@ -112,16 +118,25 @@ class UtteranceCutter:
 
     @property
     def draft_due(self) -> bool:
-        """The utterance has paused for `early_ms` and this pause has no draft yet."""
+        """The utterance has paused for `draft_lead_ms` less than `early_ms` (so the draft
+        is ready by then) and this pause has no draft yet."""
         ep = self._endpointer
         return (self._early_ms > 0 and not self._keep_all and ep.started
-                and not self._onset_paused and ep.silent_ms >= self._early_ms
+                and not self._onset_paused
+                and ep.silent_ms >= max(MIN_DRAFT_MS, self._early_ms - self.draft_lead_ms)
                 and self._drafted != ep.speech_ms)
 
+    @property
+    def early_end_due(self) -> bool:
+        """The pause is long enough for finished words to end the utterance."""
+        return self._endpointer.silent_ms >= self._early_ms
+
     def peek(self) -> Audio:
-        """What `end_now()` would return now; marks this pause as drafted."""
+        """What `end_now()` will return; marks this pause as drafted."""
         self._drafted = self._endpointer.speech_ms
-        return Audio(np.concatenate(self._kept()).astype(np.float32), STT_RATE)
+        kept = self._kept()
+        self._peeked = len(kept)
+        return Audio(np.concatenate(kept).astype(np.float32), STT_RATE)
 
     @property
     def silent_since_peek(self) -> bool:
@@ -130,8 +145,8 @@ class UtteranceCutter:
         return ep.started and ep.silent_ms > 0 and self._drafted == ep.speech_ms
 
     def end_now(self) -> Utterance:
-        """End the utterance here (its words sounded finished)."""
-        self._blocks = self._kept()
+        """End the utterance with what `peek()` gave (its words sounded finished)."""
+        self._blocks = self._blocks[: self._peeked]
         return self._take("early")
 
     def hold(self, ms: float) -> None:
@@ -216,3 +231,4 @@ class UtteranceCutter:
         self._onset_paused = False
         self._heard = False
         self._drafted = -1.0
+        self._peeked = 0
