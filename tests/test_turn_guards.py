@@ -174,10 +174,11 @@ def test_a_spoken_result_ends_the_turn_without_a_second_request(tools):
 ])
 def test_error_text_json_and_placeholders_are_never_spoken(tools, reply: str):
     assert unspeakable(reply)
-    model = ScriptedChatModel().enqueue(reply)
+    model = ScriptedChatModel().enqueue(reply).enqueue(reply)  # asked once more: the same
     agent, _ = make(model, tools)
     result, spoken = run(agent, "what's the weather like in New York")
     assert spoken == FAILED_SENTENCE == result.answer
+    model.assert_consumed()
 
 
 def test_a_sentence_parroting_a_tool_error_is_dropped_but_the_rest_is_spoken(tools):
@@ -257,7 +258,7 @@ def test_a_number_written_as_a_string_runs_and_notes_for_the_model_are_not_spoke
 
 
 def test_a_clock_time_no_tool_gave_is_not_spoken(tools):
-    model = ScriptedChatModel().enqueue("The time is 12:34 PM.")
+    model = ScriptedChatModel().enqueue("The time is 12:34 PM.").enqueue("It is 1:00 PM.")
     agent, _ = make(model, tools)
     _result, spoken = run(agent, "hey what's the time")
     assert spoken == FAILED_SENTENCE
@@ -267,8 +268,21 @@ def test_a_clock_time_no_tool_gave_is_not_spoken(tools):
     assert spoken == "Sure, see you at 7:30."
 
 
+def test_an_answer_held_back_whole_is_asked_for_once_more_with_why(tools):
+    model = ScriptedChatModel().enqueue("It is 10:00 AM.").enqueue(calls(("get_time", {})))
+    agent, _ = make(model, tools)
+    result, spoken = run(agent, "what time is it")
+    assert spoken.startswith("It is ") and "10:00" not in spoken
+    asked = model.requests[1].messages[-1]
+    assert asked.role == "user" and asked.text.startswith("what time is it")
+    assert "made-up time" in asked.text
+    assert [m.role for m in result.messages] == ["user", "assistant", "tool", "assistant"]
+    assert not any("held back" in m.text for m in result.messages)  # not kept
+
+
 def test_the_history_keeps_what_was_said_not_what_was_held_back(tools):
     model = ScriptedChatModel().enqueue('{"name": "get_weather", "arguments": {}}')
+    model.enqueue('{"name": "get_weather", "arguments": {}}')
     agent, _ = make(model, tools)
     result, spoken = run(agent, "will it snow")
     assert result.messages[-1].text == spoken == FAILED_SENTENCE

@@ -63,6 +63,8 @@ DOWN_SENTENCE = "Sorry, I can't reach the language model right now."
 ERROR_SENTENCE = "Sorry, the language model failed to answer."
 MISHEARD_SENTENCE = "Sorry, I didn't catch that. Could you say it again?"
 FAILED_SENTENCE = "Sorry, I couldn't do that."
+RETRY_NOTE = ("(An answer without a tool was not said: {}. Call the tool that answers this; "
+              "if none can, say plainly that you cannot.)")
 DECLINED_SENTENCE = "OK, I won't."
 DECLINED = "the user declined"
 CANCELLED = "cancelled by the user"
@@ -197,6 +199,9 @@ class _Turn:
         self._spoken_tail = ""
         self.misheard = False
         """A call that changes something was refused because the transcript is doubtful."""
+        self.retried = False
+        self.retry_note = ""
+        """Added to the user's words once, when the first answer was held back whole."""
 
     def run(self) -> TurnResult:
         self.a.events.emit(UserText(self.new[0].text))
@@ -218,9 +223,12 @@ class _Turn:
                 return self._cancelled("model")
             if self.halt.is_set():  # the time cap struck in the middle of the reply
                 return self._capped("seconds", self.a.config.max_seconds)
+            self.retry_note = ""
             # the history keeps what the user heard, not what the filter held back
             self.new.append(Message("assistant", self._close_step(), reply.calls))
             if not reply.calls:
+                if self._second_chance():
+                    continue
                 return self._end("done", "")
             stop = self._run_calls(reply.calls)
             if stop == "cancelled":
@@ -232,6 +240,19 @@ class _Turn:
             spoken = self._spoken_results(reply.calls)
             if spoken:
                 return self._end("done", spoken)
+
+    def _second_chance(self) -> bool:
+        """A first answer held back whole (a made-up time, JSON, error text) is asked for
+        once more, with why, instead of ending in FAILED_SENTENCE: after small talk the 1.5B
+        answered "what time is it" with a time of its own. The note is not kept."""
+        if self.retried or self.said or self.results or not self.spoken.dropped:
+            return False
+        self.retried = True
+        self.new.pop()  # its empty assistant message
+        reasons = ", ".join(sorted({reason for _s, reason in self.spoken.dropped}))
+        self.spoken.dropped.clear()
+        self.retry_note = RETRY_NOTE.format(reasons)
+        return True
 
     def _local(self) -> TurnResult | None:
         """Answer a recognised command without the model; None lets the model answer.
@@ -296,7 +317,10 @@ class _Turn:
 
     def _ask(self, step: int) -> Reply | TurnResult:
         """One request; a ChatError is retried once unless text was already spoken."""
-        messages = [*self.a.prefix, *self.history, *self.new]
+        asked = self.new[0]
+        if self.retry_note:  # the request once more, with why the first answer was not said
+            asked = Message("user", f"{asked.text}\n\n{self.retry_note}")
+        messages = [*self.a.prefix, *self.history, asked, *self.new[1:]]
         for attempt in (1, 2):
             self.a.events.emit(Request(step, attempt, len(messages)))
             try:
