@@ -14,8 +14,8 @@ for arg in "$@"; do
   esac
 done
 
-# System packages: Python venv, PortAudio for sounddevice.
-scripts/apt-ensure.sh python3 python3-venv python3-pip libportaudio2
+# System packages: Python venv, PortAudio for sounddevice, procps for the units' /bin/kill.
+scripts/apt-ensure.sh python3 python3-venv python3-pip libportaudio2 procps
 
 # The virtual environment and the package with its bundled speech models.
 python=${PYTHON:-python3}

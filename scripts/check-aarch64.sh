@@ -122,6 +122,9 @@ step "debootstrap arm64 Debian 12" bootstrap
 step "copy checkout into the root" prepare
 step "arch inside the root is aarch64" in_root 'test "$(uname -m)" = aarch64'
 step "./install.sh --no-start" in_root './install.sh --no-start'
+# what ./test.sh adds on a host for these tests: `ip` (zeroconf in a network namespace) and
+# systemd-analyze (the units' security score); a minbase root has neither
+step "test packages" in_root 'scripts/apt-ensure.sh iproute2 systemd procps'
 soft_step "unit tests (not real, not audio)" in_root \
   '.venv/bin/python -m pytest -q -p no:cacheprovider -m "not real and not audio" tests | tail -n 15'
 step "say -> WAV" in_root \
