@@ -215,7 +215,10 @@ def run(turns: int, model: str, work: Path, out: Path | None) -> int:
                 line = kiosk.wait_for(r"turn over \(", mark, 240)
                 outcome = re.sub(r".*turn over \((\w+)\).*", r"\1", line) if line else "timeout"
             if outcome in ("timeout", "error") or kiosk.proc.poll() is not None:
-                failures.append(f"turn {n} ({kind} {what!r}): {outcome}")
+                why = [ln.strip() for ln in kiosk.lines[mark:]
+                       if re.search(r"\b(?:ERROR|WARNING|error)\b", ln)][-2:]
+                failures.append(f"turn {n} ({kind} {what!r}): {outcome}"
+                                + (f" ({' / '.join(why)})" if why else ""))
             time.sleep(0.5)
             s = Sample(n, kind, round(time.monotonic() - t0, 2), outcome,
                        proc_stats(kiosk.proc.pid), proc_stats(server_pid(kiosk.proc.pid)))
