@@ -21,6 +21,8 @@ from voiceagent.bench.run import QUESTIONS_DIR
 from voiceagent.config import config_from_dict
 
 RATE = 16000
+ALIGN_S = 0.05
+"""How closely onsets found in a PulseAudio recording line up with the turn's event times."""
 
 
 def _clip(*parts: tuple[float, float]) -> np.ndarray:
@@ -117,10 +119,11 @@ def test_live_bench_measures_mouth_to_ear_through_the_kiosk(pulse: PulseServer,
         # the words end, the utterance is cut, then transcribed (at once when its draft
         # transcript sounded finished: speech/drafts.py);
         # the reply is heard in the speaker recording after the player said it started
-        assert 0 < timings["endpoint"] <= timings["stt_done"] < timings["reply_onset"], t
-        # the end-of-speech chime is heard first (a local command's reply starts at the same
-        # moment: within one onset frame)
-        assert timings["first_sound"] <= timings["reply_onset"] + FRAME_S, t
+        # (a local command's reply starts the moment the transcript is ready: the speaker
+        # recording and the event clock agree to within ALIGN_S)
+        assert 0 < timings["endpoint"] <= timings["stt_done"] < timings["reply_onset"] + ALIGN_S, t
+        # the end-of-speech chime is heard first (with a local command, at the same moment)
+        assert timings["first_sound"] <= timings["reply_onset"] + ALIGN_S, t
         assert timings["reply_onset"] <= timings["total"], t
         assert timings["reply_onset"] >= timings["first_audio"] - 0.15, t
         assert t["stages"]["playback"], t
