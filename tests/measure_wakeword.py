@@ -17,12 +17,12 @@ import time
 
 import numpy as np
 
-from tests.test_echo import T0, cancel, room
+from tests.test_echo import cancel, kiosk_wakes, room
 from tests.voices import NEWS, Speaker, say
 from voiceagent.audio import STT_RATE, concat
 from voiceagent.sound.echo import EchoCanceller, Reference
 from voiceagent.speech.vad import SileroVAD
-from voiceagent.speech.wakeword import WakeOverEcho, WakeWord
+from voiceagent.speech.wakeword import WakeWord
 
 CUTOFFS = (0.97, 0.9, 0.8)
 PHRASES = {
@@ -71,18 +71,6 @@ def false_wakes(minutes: float) -> None:
         n = fires(audio, cut)
         print(f"| {cut} | {n} | {n / hours:.1f} |")
     cpu(audio)
-
-
-def kiosk_wakes(far: np.ndarray, near: np.ndarray) -> int:
-    """Wake-ups as the kiosk counts them over an answer (WakeOverEcho)."""
-    reference = Reference()
-    canceller = EchoCanceller(reference)
-    wake = WakeOverEcho(lambda: WakeWord("hey_jarvis"), lambda: canceller.last_raw,
-                        lambda: canceller.last_far)
-    for k in range(0, len(far), 512):
-        reference.played(far[k:k + 512], STT_RATE, T0 + k / STT_RATE, k == 0)
-    return sum(wake(canceller(near[i:i + 512], T0 + i / STT_RATE))
-               for i in range(0, len(near) - 511, 512))
 
 
 def over_echo() -> None:

@@ -122,28 +122,31 @@ def test_without_capture_times_a_late_first_burst_is_not_trusted() -> None:
     assert db(near[:len(out_all)][settled]) - db(out_all[settled]) > 20
 
 
+def kiosk_wakes(far: np.ndarray, near: np.ndarray) -> int:
+    """Wake-ups as the kiosk counts them while it plays `far` and hears `near`
+    (WakeOverEcho over the echo canceller)."""
+    from voiceagent.speech.wakeword import WakeOverEcho, WakeWord
+
+    reference = Reference()
+    canceller = EchoCanceller(reference)
+    wake = WakeOverEcho(lambda: WakeWord("hey_jarvis"), lambda: canceller.last_raw,
+                        lambda: canceller.last_far)
+    for k in range(0, len(far), 512):
+        reference.played(far[k:k + 512], STT_RATE, T0 + k / STT_RATE, k == 0)
+    return sum(wake(canceller(near[i:i + 512], T0 + i / STT_RATE))
+               for i in range(0, len(near) - 511, 512))
+
+
 def test_over_an_answer_the_raw_mic_also_counts_unless_the_speaker_said_it() -> None:
     """WakeOverEcho: a person over the echo wakes it (raw or cancelled), the speaker's own
     'Hey Jarvis' does not, though the raw microphone hears it loud and clear."""
-    from voiceagent.speech.wakeword import WakeOverEcho, WakeWord
-
-    def run(far: np.ndarray, near: np.ndarray) -> int:
-        reference = Reference()
-        canceller = EchoCanceller(reference)
-        wake = WakeOverEcho(lambda: WakeWord("hey_jarvis"), lambda: canceller.last_raw,
-                            lambda: canceller.last_far)
-        for k in range(0, len(far), 512):
-            reference.played(far[k:k + 512], STT_RATE, T0 + k / STT_RATE, k == 0)
-        return sum(wake(canceller(near[i:i + 512], T0 + i / STT_RATE))
-                   for i in range(0, len(near) - 511, 512))
-
     answer = concat([news(2), say("Just say: Hey Jarvis!"), news(1)]).samples
     near = room(answer, gain=0.5, delay_ms=60)
     assert fires(near)  # the raw microphone alone would wake it
-    assert run(answer, near) == 0
+    assert kiosk_wakes(answer, near) == 0
     story = news(4).samples
     person = say("Hey Jarvis, stop.", USERS[0], lead_s=0, tail_s=0.3).samples
     near = room(story, gain=0.1, delay_ms=60)
     at = 7 * STT_RATE
     near[at:at + len(person)] += person
-    assert run(story, near) == 1
+    assert kiosk_wakes(story, near) == 1
