@@ -91,6 +91,7 @@ def test_an_invented_list_item_is_never_written_and_the_model_hears_why(tools):
 
 @pytest.mark.parametrize("tool, args, said, heard", [
     ("get_time", {"place": "Paris"}, "what time is it", "It is "),
+    ("get_time", {"place": "any"}, "what time is it", "It is "),  # only a filler word
     ("set_timer", {"duration": "5 minutes", "label": "workout"},
      "set a timer for five minutes", "5 minutes"),
 ])
@@ -101,7 +102,7 @@ def test_a_made_up_optional_argument_is_left_out_and_the_call_runs(
     result, spoken = run(agent, said)
     (_, text, is_error), = result.tool_calls
     assert not is_error and heard in spoken
-    assert "workout" not in spoken and "Paris" not in spoken and "Ignored" not in spoken
+    assert not any(w in spoken for w in ("workout", "Paris", "any", "Ignored"))
     assert "the user did not say it" in text  # the model is told what was left out
     model.assert_consumed()
 

@@ -70,6 +70,10 @@ _UNITS = re.compile(r"\b(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|
                     r"centi\w*|milli\w*)\b", re.I)
 
 
+def _content(value: str) -> list[str]:
+    return [w for w in words(value) if w not in FILLER]
+
+
 def unsaid_words(value: str, utterance: str) -> list[str]:
     """The content words of `value` that do not occur in `utterance` (forgiving plurals,
     number words, spacing and small misspellings; unit factors when units were named)."""
@@ -132,8 +136,8 @@ def ground(tool: Tool, args: dict[str, Any], utterance: str, *, earlier: str = "
         value = args.get(param)
         if isinstance(value, str) and value.strip():
             unsaid = unsaid_words(value, said)
-            if unsaid and param not in required:
-                drop.append(param)
+            if param not in required and (unsaid or not _content(value)):
+                drop.append(param)  # made up, or only filler ("any", "the")
             elif unsaid:
                 problems.append(f"{param} {value!r} has words the user never said "
                                 f"({', '.join(unsaid)})")

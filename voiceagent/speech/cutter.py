@@ -11,11 +11,10 @@ piper speech made soft (down to -26 dB with a 0.6 s fade-in) with Silero v6:
   `SHORT_PHRASE_MS` of speech has been heard (a name or wake word: "Picovoice, make me a large
   coffee"), the window is `pause_grace_ms` longer. Any speech in the window starts it again.
 - `max_utterance_s` cuts a monologue; only `TAIL_MS` of the closing silence is kept.
-- With `early_ms`, once per pause, a draft's duration before that much silence, `draft_due` is
-  true: the
-  listener transcribes `peek()` while it keeps listening, and ends the utterance at `early_ms`
-  (`end_now()`) when the words sound finished and no speech came meanwhile, or `hold()`s the
-  window longer when they trail off ("and", "um"). See speech/drafts.py.
+- With `early_ms`, once per pause (a draft's duration before that much silence) `draft_due`
+  is true: the listener transcribes `peek()` while it keeps listening, and ends the utterance
+  at `early_ms` (`end_now()`) when the words sound finished and no speech came meanwhile, or
+  `hold()`s the window longer when they trail off ("and", "um"). See speech/drafts.py.
 """
 
 from __future__ import annotations

@@ -28,9 +28,8 @@ from voiceagent.errors import ToolError
 log = logging.getLogger(__name__)
 
 HERE = {"", "here", "local", "home", "now", "right now", "today", "tonight", "current",
-        "date", "the date", "day", "time", "the time", "my location", "local time", "any",
-        "anywhere", "none", "null", "unknown", "n a", "user", "current location", "my city",
-        "time zone", "timezone", "my time zone", "local time zone", "local timezone"}
+        "date", "the date", "day", "time", "the time", "my location", "local time",
+        "current location", "my city", "my time zone", "local time zone"}
 """Words small models put in `place` when the user asked about here."""
 ZONE_HINT = "Use a city such as 'Tokyo' or 'New York', or a zone such as 'Europe/Berlin'."
 
