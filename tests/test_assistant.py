@@ -157,3 +157,26 @@ def test_barge_in_after_the_model_finished_keeps_only_what_was_heard(tmp_path: P
     stored = session.load()[-1]
     assert stored.role == "assistant" and "number 9" not in stored.text
     assert stored.text.endswith("(cancelled by the user)")
+
+
+def test_a_missing_speaker_costs_one_log_line_not_the_answer(tmp_path: Path, caplog) -> None:
+    """`ask` on a machine without a sound device: the answer is printed and stored; the
+    playback thread logs one warning instead of a traceback per sentence."""
+    from voiceagent.errors import DeviceError
+
+    model = ScriptedChatModel().enqueue("Paris is the capital. It is lovely. Go in May.")
+    assistant, _, _, player, session = make(tmp_path, model)
+    tried: list[Audio] = []
+
+    def play(audio: Audio) -> None:
+        tried.append(audio)
+        raise DeviceError("no output device found. Available output devices: none")
+
+    player.play = play  # type: ignore[method-assign]
+    with caplog.at_level("WARNING"):
+        outcome = assistant.answer_text("tell me about Paris")
+    assert outcome.answer == "Paris is the capital. It is lovely. Go in May."
+    assert session.load()[-1].text == outcome.answer
+    assert len(tried) == 1
+    warnings = [r for r in caplog.records if "could not speak" in r.getMessage()]
+    assert len(warnings) == 1 and "no output device" in warnings[0].getMessage()

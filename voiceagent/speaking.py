@@ -6,14 +6,18 @@ synthesis of sentence n+1 overlaps playback of sentence n (one thread each).
 
 from __future__ import annotations
 
+import logging
 import queue
 import threading
 from collections.abc import Iterator
 
 from voiceagent.agent.events import AudioEnd, AudioStart, Events, Sentence
 from voiceagent.audio import Audio
+from voiceagent.errors import VoiceAgentError
 from voiceagent.ports import Player, Synthesizer
 from voiceagent.speech.sentences import SentenceSplitter
+
+log = logging.getLogger(__name__)
 
 
 class SpeechOutput:
@@ -104,7 +108,22 @@ class SpeechOutput:
             self._played_any = True
             if text is not None:
                 self.heard.append(text)
-            self._player.play(clip)
+            try:
+                self._player.play(clip)
+            except VoiceAgentError as exc:  # no speaker: the answer is still shown and kept
+                self._mute(text, f"could not speak the reply: {exc}")
+            except Exception:
+                log.exception("could not speak the reply")
+                self._mute(text, "")
+
+    def _mute(self, text: str | None, warning: str) -> None:
+        """Give up speaking this reply after a failed clip (one log line, not one per
+        sentence); its sentence was not heard."""
+        if warning:
+            log.warning("%s", warning)
+        if text is not None and self.heard and self.heard[-1] == text:
+            self.heard.pop()
+        self._cancelled.set()
 
 
 class NoSpeech:
