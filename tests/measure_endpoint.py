@@ -16,18 +16,23 @@ from __future__ import annotations
 import argparse
 import itertools
 import statistics
+import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 
 from tests.voices import USERS, Speaker, say
 from voiceagent.audio import Audio, concat
-from voiceagent.config import AudioConfig, Config
+from voiceagent.config import AudioConfig, Config, config_from_dict
+from voiceagent.intents import LocalCommands
 from voiceagent.sound.recorder import MicRecorder
 from voiceagent.speech.drafts import Drafts
 from voiceagent.speech.stt import WhisperTranscriber
 from voiceagent.speech.vad import BLOCK_MS
 from voiceagent.testing import FakeBlockSource
+from voiceagent.tools import ToolContext, build_tools
 
 ONE_BREATH = ["What time is it?", "Add milk to my shopping list.", "Tell me a joke.",
               "How many minutes are in three hours?", "Cancel the pasta timer.",
@@ -58,14 +63,14 @@ def clips() -> list[tuple[str, Audio, float]]:
 
 
 def run(audio: Audio, config: AudioConfig, stt: WhisperTranscriber,
-        drafts: bool) -> tuple[int, float]:
+        drafts: bool, command: Callable[[str], bool] | None) -> tuple[int, float]:
     """(utterances cut, seconds from the last word to the transcript being ready): audio read
     past the last word (a draft's own time is in it: what arrived meanwhile was read), plus
     the transcription after the recorder returned (none when the draft is reused)."""
     stop = threading.Event()
     source = FakeBlockSource(audio, done=stop)
     mic = MicRecorder(config, source=lambda paused: source)
-    transcriber = Drafts(stt) if drafts else stt
+    transcriber = Drafts(stt, command) if drafts else stt
     mic.drafts = transcriber if isinstance(transcriber, Drafts) else None
     last_word = audio.seconds - TAIL_S
     cut, waited = 0, 0.0
@@ -80,29 +85,42 @@ def run(audio: Audio, config: AudioConfig, stt: WhisperTranscriber,
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--early-ms", type=int, nargs="+", default=[550, 450],
+    parser.add_argument("--early-ms", type=int, nargs="+", default=[550],
                         help="[audio] early_end_ms values to compare with the fixed window")
     args = parser.parse_args()
     config = Config()
     stt = WhisperTranscriber(config.stt, config.models_dir)
-    variants = [replace(config.audio, early_end_ms=0),
-                *(replace(config.audio, early_end_ms=ms) for ms in args.early_ms)]
-    rows: dict[tuple[str, int], list[tuple[int, float]]] = {}
-    for kind, clip, pause in clips():
-        label = f"{kind}, {pause:.1f} s" if pause else kind
-        for audio in variants:
-            drafts = audio.early_end_ms > 0
-            rows.setdefault((label, audio.early_end_ms), []).append(
-                run(clip, audio, stt, drafts))
+    with tempfile.TemporaryDirectory() as data:
+        box = build_tools(config_from_dict({"paths": {"data_dir": data}}),
+                          ToolContext(Path(data), "kiosk"))
+        local = LocalCommands(box.registry)
+
+        def is_command(text: str) -> bool:
+            return local.match(text) is not None
+
+        variants: list[tuple[str, AudioConfig, Callable[[str], bool] | None]] = [
+            (f"fixed {config.audio.silence_ms} ms window", replace(config.audio, early_end_ms=0),
+             None)]
+        for ms in args.early_ms:
+            variants.append((f"drafts, end at {ms} ms", replace(config.audio, early_end_ms=ms),
+                             None))
+            variants.append((f"drafts, end at {ms} ms, commands at "
+                             f"{config.audio.command_end_ms} ms",
+                             replace(config.audio, early_end_ms=ms), is_command))
+        rows: dict[tuple[str, str], list[tuple[int, float]]] = {}
+        for kind, clip, pause in clips():
+            label = f"{kind}, {pause:.1f} s" if pause else kind
+            for how, audio, command in variants:
+                rows.setdefault((label, how), []).append(
+                    run(clip, audio, stt, audio.early_end_ms > 0, command))
+        box.close()
     print("| requests | end of utterance | cut in two | transcript ready after the last "
           "word (median / p90) |")
     print("|---|---|---|---|")
-    for (kind, early_ms), results in rows.items():
+    for (kind, how), results in rows.items():
         cut = sum(n > 1 for n, _ in results)
         waits = sorted(w for _, w in results)
         p90 = waits[min(len(waits) - 1, int(0.9 * len(waits)))]
-        how = (f"drafts after {early_ms} ms" if early_ms
-               else f"fixed {config.audio.silence_ms} ms window")
         print(f"| {kind} ({len(results)}) | {how} | {cut} | "
               f"{statistics.median(waits):.2f} s / {p90:.2f} s |")
 

@@ -45,15 +45,16 @@ class Scripted:
         return Transcript(text, doubt=self.doubt)
 
 
-def listen(script: list[Audio], transcriber=None, **config) -> tuple[list[Audio], FakeBlockSource,
-                                                                     list[int]]:
+def listen(script: list[Audio], transcriber=None, command=None,
+           **config) -> tuple[list[Audio], FakeBlockSource, list[int]]:
     """The utterances a kiosk recorder cuts from `script`, with drafts from `transcriber`
-    (none: the fixed silence window); also how many blocks had been read at each."""
+    (none: the fixed silence window) and `command` telling whole commands; also how many
+    blocks had been read at each."""
     stop = threading.Event()
     source = FakeBlockSource(*script, done=stop)
     mic = MicRecorder(replace(AudioConfig(), **config), source=lambda paused: source)
     if transcriber is not None:
-        mic.drafts = Drafts(transcriber)
+        mic.drafts = Drafts(transcriber, command)
     heard, read_at = [], []
     for audio in mic.utterances(stop):
         heard.append(audio)
@@ -138,3 +139,58 @@ class Counted:
     def transcribe(self, audio: Audio) -> Transcript:
         self.calls += 1
         return self.transcriber.transcribe(audio)
+
+
+@pytest.mark.real
+def test_a_whole_command_ends_sooner_than_other_finished_words(speech):
+    """command_end_ms (300) of silence after words the local templates know, early_end_ms
+    (550) after other finished words; with speech in the pause, neither."""
+    clip = speech("What time is it?", lead_s=0.5, tail_s=2.0)
+    config = AudioConfig()
+    [_], _, [finished_at] = listen([clip], Scripted("What time is it?"), lambda text: False)
+    [_], _, [command_at] = listen([clip], Scripted("What time is it?"), lambda text: True)
+    gap = (config.early_end_ms - config.command_end_ms) / BLOCK_MS
+    assert gap - 2 <= finished_at - command_at <= gap + 2
+    [_], _, [off_at] = listen([clip], Scripted("What time is it?"), lambda text: True,
+                              command_end_ms=0)
+    assert off_at == finished_at  # command_end_ms = 0: like other finished words
+    first = speech("What time is it", lead_s=0.5, tail_s=0.0)
+    first = Audio(first.samples[: -int(0.2 * first.rate)], first.rate)  # piper's own pause
+    rest = speech("in Tokyo?", lead_s=0.0, tail_s=2.0)
+    heard, _, _ = listen([first, Audio.silence(0.15), rest],
+                         Scripted("What time is it?", "What time is it in Tokyo?"),
+                         lambda text: True)
+    assert len(heard) == 1  # a pause shorter than command_end_ms cuts nothing
+
+
+@pytest.mark.real
+def test_only_whole_local_commands_end_at_command_end(speech, transcriber, tmp_path):
+    """Real Whisper and the real templates: "What time is it?" ends at command_end_ms, "Tell
+    me a joke." (for the model) at early_end_ms, "Set a timer for" (a pause) not at all."""
+    from voiceagent.config import config_from_dict
+    from voiceagent.intents import LocalCommands
+    from voiceagent.tools import ToolContext, build_tools
+
+    box = build_tools(config_from_dict({"paths": {"data_dir": str(tmp_path)}}),
+                      ToolContext(tmp_path, "kiosk"))
+    local = LocalCommands(box.registry)
+    try:
+        def is_command(text: str) -> bool:
+            return local.match(text) is not None
+
+        def end_of(text: str) -> int:
+            """Blocks read after the last word when the utterance ended."""
+            clip = speech(text, lead_s=0.5, tail_s=2.0)
+            [_], _, [read] = listen([clip], transcriber, is_command)
+            return read - round((clip.seconds - 2.0) * 1000 / BLOCK_MS)
+
+        config = AudioConfig()
+        command, other = end_of("What time is it?"), end_of("Tell me a joke.")
+        gap = (config.early_end_ms - config.command_end_ms) / BLOCK_MS
+        assert other - command >= gap - 2, (command, other)
+        head = speech("Set a timer for", lead_s=0.5, tail_s=0.0)
+        tail = speech("ten minutes.", lead_s=0.0, tail_s=2.0)
+        heard, _, _ = listen([head, Audio.silence(0.45), tail], transcriber, is_command)
+        assert len(heard) == 1
+    finally:
+        box.close()

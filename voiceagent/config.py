@@ -144,6 +144,10 @@ class AudioConfig:
     early_end_ms: int = _f(550, "words that sound finished end the utterance after this much "
                            "silence instead of silence_ms (they are transcribed while listening "
                            "goes on); 0: always wait silence_ms", minimum=0)
+    command_end_ms: int = _f(300, "words that are a whole command the assistant answers itself "
+                             "(\"what time is it\", \"set a timer for ten minutes\") end the "
+                             "utterance after this much silence; 0: like other finished words",
+                             minimum=0)
     hold_ms: int = _f(700, "extra silence allowed when the words so far trail off (\"and\", "
                       "\"um\", \"for\")", minimum=0)
     pause_grace_ms: int = _f(500, "extra silence allowed after a first short phrase (\"Picovoice, "

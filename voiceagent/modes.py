@@ -157,12 +157,15 @@ def _kiosk(config: Config, assistant: Any, recorder: Any, player: Any,
 
 
 def early_end(config: Config, assistant: Any, recorder: Any) -> None:
-    """Let the recorder end an utterance as soon as its words sound finished: it drafts
-    transcripts with the assistant's transcriber, which then reuses them (speech/drafts.py)."""
+    """Let the recorder end an utterance as soon as its words sound finished, sooner still
+    when they are a whole local command: it drafts transcripts with the assistant's
+    transcriber, which then reuses them (speech/drafts.py)."""
     from voiceagent.speech.drafts import Drafts
 
     if config.audio.early_end_ms and assistant.transcriber is not None:
-        drafts = Drafts(assistant.transcriber)
+        local = getattr(assistant.agent, "local", None) if config.audio.command_end_ms else None
+        command = None if local is None else (lambda text: local.match(text) is not None)
+        drafts = Drafts(assistant.transcriber, command)
         assistant.transcriber = recorder.drafts = drafts
 
 

@@ -282,6 +282,8 @@ class MicRecorder:
         self._vad.reset()
         cutter = UtteranceCutter.from_config(self._vad, self._config, keep_all=keep_all)
         cutter.draft_lead_ms = self._draft_ms + BLOCK_MS
+        if self.drafts is None or self.drafts.command is None:
+            cutter.command_ms = self._config.early_end_ms  # nothing tells commands apart
         return cutter
 
     def _listen(self, stream: BlockSource, stop: threading.Event | None,
@@ -326,8 +328,9 @@ class MicRecorder:
     def _after_draft(self, drafts: Drafts, stream: BlockSource,
                      cutter: UtteranceCutter) -> Utterance | None:
         """Transcribe the words so far (speech/drafts.py), then feed the audio that arrived
-        meanwhile: end now if they sound finished and nobody spoke since, hold the window
-        longer if they trail off, else go on as usual."""
+        meanwhile: end once the pause is long enough if they are a whole command or sound
+        finished and nobody spoke since, hold the window longer if they trail off, else go
+        on as usual."""
         started = time.monotonic()
         try:
             draft = drafts.draft(cutter.peek())
@@ -341,8 +344,10 @@ class MicRecorder:
             cutter.hold(self._config.hold_ms)
         arrived = math.ceil(took_ms / BLOCK_MS)
         read = 0
-        while read < arrived or (draft.verdict is Verdict.FINISHED
-                                 and cutter.silent_since_peek and not cutter.early_end_due):
+        ends = draft.verdict in (Verdict.FINISHED, Verdict.COMMAND)
+        command = draft.verdict is Verdict.COMMAND
+        while read < arrived or (ends and cutter.silent_since_peek
+                                 and not cutter.silent_for(command)):
             item = stream.read()
             if item is None:
                 break
@@ -350,7 +355,7 @@ class MicRecorder:
             utterance = self._feed(cutter, item)
             if utterance is not None:
                 return utterance
-        if draft.verdict is Verdict.FINISHED and cutter.silent_since_peek:
+        if ends and cutter.silent_since_peek:
             return cutter.end_now()
         return None
 

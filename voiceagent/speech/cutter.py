@@ -11,10 +11,12 @@ piper speech made soft (down to -26 dB with a 0.6 s fade-in) with Silero v6:
   `SHORT_PHRASE_MS` of speech has been heard (a name or wake word: "Picovoice, make me a large
   coffee"), the window is `pause_grace_ms` longer. Any speech in the window starts it again.
 - `max_utterance_s` cuts a monologue; only `TAIL_MS` of the closing silence is kept.
-- With `early_ms`, once per pause (a draft's duration before that much silence) `draft_due`
-  is true: the listener transcribes `peek()` while it keeps listening, and ends the utterance
-  at `early_ms` (`end_now()`) when the words sound finished and no speech came meanwhile, or
-  `hold()`s the window longer when they trail off ("and", "um"). See speech/drafts.py.
+- With `early_ms`, once per pause (a draft's duration before the first moment it could end:
+  `command_ms`, else `early_ms`) `draft_due` is true: the listener transcribes `peek()` while
+  it keeps listening, and ends the utterance (`end_now()`) at `command_ms` of silence when the
+  words are a whole known command, at `early_ms` when they sound finished otherwise, if no
+  speech came meanwhile, or `hold()`s the window longer when they trail off ("and", "um").
+  See speech/drafts.py.
 """
 
 from __future__ import annotations
@@ -75,10 +77,14 @@ class UtteranceCutter:
         preroll_ms: int = 600,
         pause_grace_ms: int = 500,
         early_ms: int = 0,
+        command_ms: int = 0,
         keep_all: bool = False,
     ) -> None:
         self._vad = vad
         self._early_ms = early_ms
+        self.command_ms = min(command_ms, early_ms) if command_ms else early_ms
+        """Silence after which a whole known command ends the utterance (the listener sets
+        it to `early_ms` when it has no commands to know them by)."""
         self.draft_lead_ms = 200.0
         """How long a draft takes here (the listener measures it): it starts that early."""
         self._endpointer = Endpointer(threshold, silence_ms, min_speech_ms,
@@ -97,7 +103,8 @@ class UtteranceCutter:
         return cls(vad, threshold=config.vad_threshold, silence_ms=config.silence_ms,
                    min_speech_ms=config.min_speech_ms, max_utterance_s=config.max_utterance_s,
                    preroll_ms=config.preroll_ms, pause_grace_ms=config.pause_grace_ms,
-                   early_ms=config.early_end_ms, keep_all=keep_all)
+                   early_ms=config.early_end_ms, command_ms=config.command_end_ms,
+                   keep_all=keep_all)
 
     def reset(self) -> None:
         """Forget everything (a new stream; the VAD's own state is the caller's)."""
@@ -117,18 +124,18 @@ class UtteranceCutter:
 
     @property
     def draft_due(self) -> bool:
-        """The utterance has paused for `draft_lead_ms` less than `early_ms` (so the draft
-        is ready by then) and this pause has no draft yet."""
+        """The utterance has paused for `draft_lead_ms` less than the first moment it could
+        end (`command_ms`; so the draft is ready by then) and this pause has no draft yet."""
         ep = self._endpointer
         return (self._early_ms > 0 and not self._keep_all and ep.started
                 and not self._onset_paused
-                and ep.silent_ms >= max(MIN_DRAFT_MS, self._early_ms - self.draft_lead_ms)
+                and ep.silent_ms >= max(MIN_DRAFT_MS, self.command_ms - self.draft_lead_ms)
                 and self._drafted != ep.speech_ms)
 
-    @property
-    def early_end_due(self) -> bool:
-        """The pause is long enough for finished words to end the utterance."""
-        return self._endpointer.silent_ms >= self._early_ms
+    def silent_for(self, command: bool) -> bool:
+        """The pause is long enough for a whole command (`command`) or other finished words
+        to end the utterance."""
+        return self._endpointer.silent_ms >= (self.command_ms if command else self._early_ms)
 
     def peek(self) -> Audio:
         """What `end_now()` will return; marks this pause as drafted."""

@@ -4,16 +4,19 @@ A fixed silence window (700 ms) is a guess made without the words: too long afte
 is it?", too short after "set a timer for... um". Here, after a short pause (`[audio]
 early_end_ms`) the listener hands the words so far to `Drafts.draft` and keeps listening:
 
-- they sound finished (a sentence end, no trailing "and", "um", "the", "for") and no speech
-  came while they were transcribed: the utterance ends now, and its transcript is already
-  made: `transcribe()` of the same audio returns it without running Whisper again;
+- they are a whole command the local templates know ("what time is it", "set a timer for ten
+  minutes"; `command`, from voiceagent.intents) and no speech came meanwhile: the utterance
+  ends at `[audio] command_end_ms` (300 ms), and its transcript is already made:
+  `transcribe()` of the same audio returns it without running Whisper again;
+- they sound finished otherwise (a sentence end, no trailing "and", "um", "the", "for"): the
+  same at `early_end_ms` (550 ms), if no speech came by then;
 - they trail off: the window is held longer (`[audio] hold_ms`), so a thinking pause is not
   the end;
 - Whisper doubts them, or they are empty: the usual silence window decides.
 
-Ending early needs finished-sounding words AND `early_end_ms` + the transcription time of
-silence, so a speaker who pauses mid-sentence is only cut off when the words before the
-pause are a whole sentence on their own and the pause outlasts the draft.
+Ending early needs finished-sounding words AND a pause that outlasts both the draft and
+`early_end_ms` (`command_end_ms` for a whole command), so a speaker who pauses mid-sentence is
+only cut off when the words before the pause are a whole request on their own.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 
@@ -64,6 +68,8 @@ class Verdict(Enum):
     """End the utterance now if no speech came meanwhile."""
     TRAILING = "trailing"
     """Wait longer than usual."""
+    COMMAND = "command"
+    """A whole known command: end the utterance sooner still (command_end_ms)."""
     UNSURE = "unsure"
     """Let the usual silence window decide."""
 
@@ -76,10 +82,13 @@ class Draft:
 
 class Drafts:
     """The Transcriber port, with drafts: `draft(audio)` while listening, and `transcribe`
-    returns the draft's transcript when it is asked for the same audio."""
+    returns the draft's transcript when it is asked for the same audio. `command(text)` says
+    whether finished words are a whole command the assistant answers itself."""
 
-    def __init__(self, transcriber: Transcriber) -> None:
+    def __init__(self, transcriber: Transcriber,
+                 command: Callable[[str], bool] | None = None) -> None:
         self.transcriber = transcriber
+        self.command = command
         self._lock = threading.Lock()
         self._last: tuple[np.ndarray, Transcript] | None = None
 
@@ -92,11 +101,20 @@ class Drafts:
         if not text or transcript.doubt:
             verdict = Verdict.UNSURE
         elif sounds_finished(text):
-            verdict = Verdict.FINISHED
+            verdict = Verdict.COMMAND if self._is_command(text) else Verdict.FINISHED
         else:
             verdict = Verdict.TRAILING
         log.debug("draft after a pause: %r -> %s", text, verdict.value)
         return Draft(verdict, text)
+
+    def _is_command(self, text: str) -> bool:
+        if self.command is None:
+            return False
+        try:
+            return self.command(text)
+        except Exception:  # a matcher fault only costs the sooner end
+            log.exception("matching a draft against the local commands failed")
+            return False
 
     def transcribe(self, audio: Audio) -> str:
         with self._lock:
