@@ -77,3 +77,16 @@ def test_notes(t, tmp_path):
 def test_split_items():
     assert split_items("some eggs, a loaf of bread & the milk.") == [
         "eggs", "loaf of bread", "milk"]
+
+
+@pytest.mark.parametrize("said, items", [
+    ("milk, to my shopping list", ["milk"]),  # the 0.5B passed on "And milk, and then to..."
+    ("milk and then to my shopping list", ["milk"]),
+    ("bread to the shopping list", ["bread"]),
+    ("sugar on my grocery list please", ["sugar"]),
+    ("stamps into our to-do list", ["stamps"]),
+    ("a wish list", ["wish list"]),  # an item that is a list is still an item
+    ("to do list", []),
+])
+def test_where_the_items_go_is_no_item(said: str, items: list[str]):
+    assert split_items(said) == items

@@ -42,13 +42,22 @@ def _forms(slug: str) -> list[str]:
     return forms
 
 
+_DESTINATION = re.compile(r"(?:^|\s)(?:to|on|onto|in|into)\s+(?:the|my|our|your|a)?\s*"
+                          r"(?:[\w'-]+\s+){0,2}list(?:\s+please)?\s*$")
+"""Where the items go, said with them: "bread to my shopping list" (the model passes it on)."""
+_NOT_ITEMS = frozenset("then also too as well please now okay ok oh um uh".split())
+"""Words left between "and"s that are no item: "milk, and then to my list"."""
+
+
 def split_items(text: str) -> list[str]:
-    """'eggs, milk and bread' -> ['eggs', 'milk', 'bread']."""
+    """'eggs, milk and bread' -> ['eggs', 'milk', 'bread']; 'milk and then to my shopping
+    list' -> ['milk']."""
     parts = re.split(r",|;|\n|&|\band\b|\bplus\b", text.lower())
     items = []
     for part in parts:
+        part = _DESTINATION.sub("", part.strip(" .!?\"'"))
         part = re.sub(r"^\s*(?:some|a|an|the|more)\s+", "", part).strip(" .!?\"'")
-        if part and part not in items:
+        if part and part not in _NOT_ITEMS and part not in items:
             items.append(part)
     return items
 
