@@ -131,7 +131,7 @@ def ground(tool: Tool, args: dict[str, Any], utterance: str, *, earlier: str = "
             f"can do it, say so plainly."))
     said = utterance if tool.writes else f"{earlier} {utterance}"
     required = set(tool.parameters.get("required", ()))
-    problems, drop = [], []
+    problems, drop, invented = [], [], False
     for param in tool.grounded:
         value = args.get(param)
         if isinstance(value, str) and value.strip():
@@ -141,8 +141,11 @@ def ground(tool: Tool, args: dict[str, Any], utterance: str, *, earlier: str = "
             elif unsaid:
                 problems.append(f"{param} {value!r} has words the user never said "
                                 f"({', '.join(unsaid)})")
+                invented |= len(unsaid) >= max(2, len(words(value)) // 2)
     if problems:
         return Grounding(error=(
             "Error: not run: " + "; ".join(problems) + ". Use only the user's own words. "
-            "If they did not name it, leave it empty or ask them."))
+            "If they did not name it, leave it empty or ask them."
+            + (f" If the user did not ask for {tool.name} at all, answer them in plain "
+               "words, without a tool." if invented else "")))
     return Grounding(drop=tuple(drop))
