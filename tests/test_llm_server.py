@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
+from voiceagent import llm_registry
 from voiceagent.agent.example import worked_example
 from voiceagent.agent.wire_openai import to_wire
 from voiceagent.config import config_from_dict
@@ -157,11 +158,33 @@ def test_serve_forever_runs_until_sigterm_and_takes_the_server_down(test_gguf: P
         line = fg.stdout.readline()
         url = line.split(" at ", 1)[1].split(";")[0]
         assert httpx.get(f"{url}/models", timeout=5).status_code == 200
+        # a one-shot ask with the same data directory and model uses it, loads nothing
+        config = config_from_dict({"llm": {"model": str(test_gguf)},
+                                   "paths": {"data_dir": str(tmp_path)}})
+        assert ensure_server(config, share="reuse") == (url, None)
         fg.send_signal(signal.SIGTERM)
         assert fg.stdout.read().strip() == "done"
         assert fg.wait(30) == 0
     with pytest.raises(httpx.ConnectError):
         httpx.get(f"{url}/models", timeout=5)
+    assert not (tmp_path / llm_registry.FILE_NAME).exists()  # withdrawn with the server
+
+
+def test_only_a_live_process_serving_the_same_model_is_announced(tmp_path: Path) -> None:
+    model = tmp_path / "m.gguf"
+    llm_registry.announce(tmp_path, "http://127.0.0.1:1/v1", model)
+    assert llm_registry.announced(tmp_path, model) == "http://127.0.0.1:1/v1"
+    assert llm_registry.announced(tmp_path, tmp_path / "other.gguf") is None
+    record = json.loads((tmp_path / llm_registry.FILE_NAME).read_text())
+    with subprocess.Popen([sys.executable, "-c", "pass"]) as gone:
+        gone.wait()
+    record["pid"] = gone.pid  # its process exited (a crash left the file behind)
+    (tmp_path / llm_registry.FILE_NAME).write_text(json.dumps(record))
+    assert llm_registry.announced(tmp_path, model) is None
+    llm_registry.withdraw(tmp_path)  # not ours: stays
+    assert (tmp_path / llm_registry.FILE_NAME).exists()
+    (tmp_path / llm_registry.FILE_NAME).write_text("{garbage")
+    assert llm_registry.announced(tmp_path, model) is None
 
 
 def test_ensure_server_starts_ours_when_nothing_answers(test_gguf: Path, tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from contextlib import ExitStack
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from voiceagent.agent.events import Events
 from voiceagent.agent.example import worked_example
@@ -22,6 +22,9 @@ from voiceagent.config import Config
 from voiceagent.errors import ChatError, ModelError
 from voiceagent.ports import Approver, ChatModel, Player, Synthesizer, Transcriber
 from voiceagent.tools import Toolbox, ToolContext, build_tools
+
+Share = Literal["", "announce", "reuse"]
+"""How an embedded LLM server is shared between processes (see build_chat)."""
 
 if TYPE_CHECKING:
     from voiceagent.llm_server import LLMServer
@@ -42,16 +45,18 @@ class ChatSetup:
 
 
 def build_chat(config: Config, stack: ExitStack, *, allow_demo: bool = True,
-               standby: bool = False) -> ChatSetup:
+               standby: bool = False, share: Share = "") -> ChatSetup:
     """The configured chat model; for provider local, our own llama.cpp server if needed.
 
     A model that cannot be reached is an error (ask exits non-zero), or with `standby` (the
     run modes) a DeferredChat that answers "unavailable" and keeps trying to connect. The demo
     stands in only when no model is configured and the default one is not installed.
+    `share`: "announce" a server we start for one-shot asks to use, or "reuse" one a running
+    assistant announced (llm_registry.py).
     """
     try:
         started: list[LLMServer] = []
-        model, recover = _connect_chat(config, stack, started)
+        model, recover = _connect_chat(config, stack, started, share)
         return ChatSetup(model, recover, False, started[0] if started else None)
     except (ModelError, ChatError) as exc:
         if allow_demo and _no_model_configured(config, exc):
@@ -65,7 +70,7 @@ def build_chat(config: Config, stack: ExitStack, *, allow_demo: bool = True,
 
         log.error("the language model is unavailable: %s; serving without it and trying "
                   "again in the background", exc)
-        chat = DeferredChat(lambda retry_stack: _connect_chat(config, retry_stack),
+        chat = DeferredChat(lambda retry_stack: _connect_chat(config, retry_stack, None, share),
                             background_retry=True, reason=str(exc).splitlines()[0])
         stack.callback(chat.close)
         return ChatSetup(chat, chat.recover, False)
@@ -80,7 +85,7 @@ def _closed_at_exit(stack: ExitStack, model: ChatModel) -> ChatModel:
 
 
 def _connect_chat(config: Config, stack: ExitStack, started: list[LLMServer] | None = None,
-                  ) -> tuple[ChatModel, Recover | None]:
+                  share: Share = "") -> tuple[ChatModel, Recover | None]:
     """Connect to the model (starting the embedded server for provider local, which is then
     appended to `started`)."""
     from voiceagent.agent.providers import make_chat_model
@@ -89,7 +94,7 @@ def _connect_chat(config: Config, stack: ExitStack, started: list[LLMServer] | N
         return _closed_at_exit(stack, make_chat_model(config.llm)), None
     from voiceagent.llm_server import ensure_server
 
-    base_url, server = ensure_server(config)
+    base_url, server = ensure_server(config, share=share)
     if server is None:
         return _closed_at_exit(stack, make_chat_model(config.llm, base_url=base_url)), None
     stack.callback(server.stop)
@@ -221,7 +226,9 @@ def build_assistant(
     )
 
     def connect() -> tuple[ChatModel, Recover | None]:
-        chat = build_chat(config, stack, allow_demo=allow_demo, standby=standby)
+        share: Share = ("reuse" if mode == "ask" else
+                        "announce" if mode in ("ptt", "kiosk", "daemon", "wyoming") else "")
+        chat = build_chat(config, stack, allow_demo=allow_demo, standby=standby, share=share)
         if chat.server is not None:
             from voiceagent.prompt_cache import prime
 

@@ -25,6 +25,7 @@ from typing import IO, Any, Literal
 
 import httpx
 
+from voiceagent import llm_registry
 from voiceagent.config import Config
 from voiceagent.errors import ChatError
 from voiceagent.models import gguf_path
@@ -38,7 +39,7 @@ class LLMServer:
     def __init__(self, model: Path, *, engine: str = "xllamacpp", binary: str = "llama-server",
                  host: str = "127.0.0.1", port: int = 0, threads: int = 0, ctx_size: int = 4096,
                  log_path: Path | None = None, start_timeout_s: float = 120.0,
-                 slot_dir: Path | None = None) -> None:
+                 slot_dir: Path | None = None, announce_dir: Path | None = None) -> None:
         self.model = model
         self.engine = engine
         self.binary = binary
@@ -51,18 +52,21 @@ class LLMServer:
         self.start_timeout_s = start_timeout_s
         self.slot_dir = slot_dir
         """Where /slots save and restore keep KV-cache files (see prompt_cache.py); None: off."""
+        self.announce_dir = announce_dir
+        """While it serves, its URL is announced there for one-shot asks (llm_registry.py)."""
         self._proc: subprocess.Popen[bytes] | None = None
         self._log: IO[bytes] | None = None
         self._starts = 0
 
     @classmethod
-    def from_config(cls, config: Config) -> LLMServer:
+    def from_config(cls, config: Config, *, announce: bool = False) -> LLMServer:
         """The server [server] and [llm] model describe; a missing model is a ModelError."""
         s = config.server
         return cls(gguf_path(config.llm.model, config.models_dir), engine=s.engine,
                    binary=s.binary, host=s.host, port=s.port, threads=s.threads,
                    ctx_size=s.ctx_size, log_path=config.data_dir / "llm-server.log",
-                   slot_dir=config.data_dir / "prompt-cache")
+                   slot_dir=config.data_dir / "prompt-cache",
+                   announce_dir=config.data_dir if announce else None)
 
     @property
     def base_url(self) -> str:
@@ -107,6 +111,8 @@ class LLMServer:
         )
         self._starts += 1
         self._wait_healthy()
+        if self.announce_dir is not None:
+            llm_registry.announce(self.announce_dir, self.base_url, self.model)
         return self.base_url
 
     def stop(self, timeout_s: float = 10.0) -> None:
@@ -114,6 +120,8 @@ class LLMServer:
         proc, self._proc = self._proc, None
         if proc is None:
             return
+        if self.announce_dir is not None:
+            llm_registry.withdraw(self.announce_dir)
         if proc.stdin is not None:
             proc.stdin.close()
         if proc.poll() is None:
@@ -221,17 +229,25 @@ class LLMServer:
         return "\n".join(text[-lines:])
 
 
-def ensure_server(config: Config) -> tuple[str, LLMServer | None]:
+def ensure_server(config: Config, *, share: str = "") -> tuple[str, LLMServer | None]:
     """The base URL to talk to, and the server we started (None if we reuse another).
 
     For provider local: a server that already answers at [llm] base_url, or at [server]
-    port, is reused; otherwise the embedded one is started. Other providers are not ours.
+    port, is reused; with `share="reuse"` (a one-shot ask) also the one a running assistant
+    announced for the same model (llm_registry.py); otherwise the embedded one is started,
+    announced with `share="announce"`. Other providers are not ours.
     """
     if config.llm.provider != "local":
         return config.llm.base_url, None
     candidates = [config.llm.base_url] if config.llm.base_url else []
     if config.server.port:
         candidates.append(f"http://{config.server.host}:{config.server.port}/v1")
+    if share == "reuse" and not config.llm.base_url:
+        model = gguf_path(config.llm.model, config.models_dir)
+        running = llm_registry.announced(config.data_dir, model)
+        if running is not None:
+            log.info("using the LLM server of the running assistant at %s", running)
+            candidates.insert(0, running)
     for url in candidates:
         state = probe(url)
         if state == "busy":  # alive but slow (prefilling, loading): wait, never replace it
@@ -241,13 +257,14 @@ def ensure_server(config: Config) -> tuple[str, LLMServer | None]:
         if state != "absent":
             return url, None
         log.info("nothing answers at %s; starting the embedded LLM server", url)
-    server = LLMServer.from_config(config)
+    server = LLMServer.from_config(config, announce=share == "announce")
     return server.start(), server
 
 
 def serve_forever(config: Config, out: Callable[[str], None] = print) -> None:
-    """`voiceagent server`: run the embedded server in the foreground until SIGINT/SIGTERM."""
-    server = LLMServer.from_config(config)
+    """`voiceagent server`: run the embedded server in the foreground until SIGINT/SIGTERM;
+    one-shot asks with the same data directory and model use it (llm_registry.py)."""
+    server = LLMServer.from_config(config, announce=True)
     stop = threading.Event()
     previous = {s: signal.signal(s, lambda *_: stop.set()) for s in (signal.SIGINT,
                                                                      signal.SIGTERM)}
