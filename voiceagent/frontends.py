@@ -105,7 +105,8 @@ class KeyedFrontEnd:
                 done.set()
         speech_end = time.monotonic()
         recorder.join()
-        self._chime("stop")
+        # "got it" plays while the words are transcribed, not before (0.16 s + the latency)
+        threading.Thread(target=self._chime, args=("stop",), name="chime", daemon=True).start()
         return (result[0] if result else Audio.silence(0)), speech_end
 
     def _answer(self, audio: Audio, speech_end: float) -> None:

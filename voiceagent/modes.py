@@ -99,7 +99,9 @@ def _run_once(config: Config, *, mode: str, keys: str | None, verbose: bool,
         recorder.open()  # one stream kept open: no device start-up lost at each key press
         source = _key_source(config, mode, keys)
         stack.callback(source.close)
-        chime = _chime(config, player)
+        from voiceagent.sound.player import SoundPlayer
+
+        chime = _chime(config, SoundPlayer(config.audio))  # its own: never stops the answer
         KeyedFrontEnd(assistant, recorder.record, source.start(), view=view,
                       chime=chime).run(stop)
 
