@@ -287,3 +287,46 @@ def test_the_history_keeps_what_was_said_not_what_was_held_back(tools):
     agent, _ = make(model, tools)
     result, spoken = run(agent, "will it snow")
     assert result.messages[-1].text == spoken == FAILED_SENTENCE
+
+
+@pytest.mark.parametrize("value, said, unsaid", [
+    ("10 seconds", "Start a stopwatch.", ["10"]),
+    ("7:30 am", "Add a reminder to buy milk.", ["7", "30"]),
+    ("5 minutes", "set a timer for ten minutes", ["5"]),
+    ("6:30 AM", "Wake me up at 6:30 tomorrow.", []),
+    ("15:00", "remind me at 3 pm", []),
+    ("30 minutes", "a timer for half an hour", []),
+    ("1 hour 30 minutes", "an hour and a half", []),
+    ("90 minutes", "an hour and a half", []),
+    ("6:45", "quarter to seven", []),
+    ("5:50", "ten to six", []),
+    ("12:00", "wake me at noon", []),
+    ("7:30 am", "At seven thirty tomorrow morning.", []),
+    ("120 minutes", "timer for two hours", []),
+])
+def test_a_duration_or_clock_time_must_be_numbers_the_user_said(value: str, said: str,
+                                                                 unsaid: list[str]):
+    from voiceagent.agent.grounding import unsaid_numbers
+    assert unsaid_numbers(value, said) == unsaid
+
+
+def test_an_alarm_nobody_gave_a_time_asks_for_it_and_the_answer_keeps_the_label(tools):
+    """"Add a reminder to buy milk." got a 7:30 alarm from the 1.5B; now the user is asked,
+    without a second model request, and their answer completes the request."""
+    model = ScriptedChatModel().enqueue(calls(("set_alarm", {"time": "7:30 am",
+                                                             "label": "buy milk"})))
+    agent, _ = make(model, tools)
+    result, spoken = run(agent, "Add a reminder to buy milk.")
+    assert spoken == "For what time?" and result.tool_calls[0][2] is True
+    model.assert_consumed()
+    model = ScriptedChatModel().enqueue(calls(("set_alarm", {"time": "7:30 am",
+                                                             "label": "buy milk"})))
+    agent, _ = make(model, tools)
+    result = agent.run_turn(result.messages, "At seven thirty.", on_text=lambda _t: None)
+    assert result.tool_calls[0][2] is False
+    assert result.answer.startswith("Alarm set for 7:30 AM") and "buy milk" in result.answer
+    model = ScriptedChatModel().enqueue(calls(("set_timer", {"duration": "5 minutes"})))
+    model.enqueue("Which length did you mean?")
+    agent, _ = make(model, tools)
+    result, spoken = run(agent, "Set a timer for ten minutes.")  # a wrong number: the model
+    assert result.tool_calls[0][2] is True and spoken == "Which length did you mean?"

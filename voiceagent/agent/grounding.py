@@ -70,6 +70,55 @@ _UNITS = re.compile(r"\b(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|
                     r"centi\w*|milli\w*)\b", re.I)
 
 
+_HALF = re.compile(r"\bhalf\b", re.I)
+_QUARTER = re.compile(r"\bquarter\b", re.I)
+_ONE = re.compile(r"\b(?:an?|one)\s+(?:second|minute|hour|day|week|month|year)\b|"
+                  r"\b(?:an?|one)\s+(?:and\s+a\s+half|o'?clock)\b", re.I)
+_AFTERNOON = re.compile(r"\b(?:p\.?\s?m\.?|afternoon|evening|tonight|night)\b", re.I)
+_BEFORE = re.compile(r"\b(?:to|till|til|before)\s+\w+\s*(?:[ap]\.?m\.?|o'?clock)?\s*[.?!]*$|"
+                     r"\b(?:quarter|half|\d+|\w+)\s+(?:minutes\s+)?(?:to|till|til|before)"
+                     r"\s+\w+", re.I)
+_NOON = re.compile(r"\b(?:noon|midday|midnight)\b", re.I)
+
+
+def _numbers_said(utterance: str) -> set[int]:
+    """The numbers in `utterance`; a clock reading ("seven thirty" is 730) as its hour and
+    minutes too."""
+    said = {int(n) for n in re.findall(r"\d+", numbers_in(utterance.lower()))}
+    return said | {part for n in said if 100 <= n < 2400 and n % 100 < 60
+                   for part in divmod(n, 100)}
+
+
+def says_no_number(utterance: str) -> bool:
+    """Nothing in it could be a length of time or a clock time ("Set an alarm.")."""
+    return not (_numbers_said(utterance) or _HALF.search(utterance)
+                or _QUARTER.search(utterance) or _ONE.search(utterance)
+                or _NOON.search(utterance))
+
+
+def unsaid_numbers(value: str, utterance: str) -> list[str]:
+    """The numbers in `value` (a duration, a clock time) the user did not say, allowing the
+    ways a model writes what was said: "half an hour" 30 minutes, "quarter past" 15, "an
+    hour" 1, "3 pm" 15:00, "noon" 12:00, "1 hour 30 minutes" 90 minutes, and zeros ("7:00")."""
+    said = _numbers_said(utterance)
+    if _HALF.search(utterance):
+        said |= {30, 5}
+    if _QUARTER.search(utterance):
+        said |= {15, 45, 25}
+    if _ONE.search(utterance):
+        said.add(1)
+    if _NOON.search(utterance):
+        said |= {12, 24}
+    if _AFTERNOON.search(utterance):
+        said |= {n + 12 for n in said if n <= 12}
+    said |= {n - 12 for n in said if 12 < n < 24}  # "15:00" said, "3 PM" written
+    if _BEFORE.search(utterance):  # "quarter to seven", "ten to six"
+        said |= {n - 1 for n in said if n > 0} | {60 - n for n in said if 0 < n < 60}
+    said |= {h * 60 + m for h in said for m in said | {0} if h < 24 and m < 60}
+    written = re.findall(r"\d+", numbers_in(value.lower()))
+    return [n for n in written if int(n) != 0 and int(n) not in said]
+
+
 def _content(value: str) -> list[str]:
     return [w for w in words(value) if w not in FILLER]
 
@@ -114,21 +163,27 @@ class Grounding:
 
     error: str | None = None
     drop: tuple[str, ...] = ()
+    ask: str = ""
+    """With `error`: the question for the user, since they said nothing the call needs."""
 
 
 def ground(tool: Tool, args: dict[str, Any], utterance: str, *, earlier: str = "",
-           template: bool = False) -> Grounding:
+           answering: str = "", template: bool = False) -> Grounding:
     """Check a call against what the user said.
 
     A call from a sentence template (`template`) was explicit by construction: only its
     arguments are checked. `earlier` is what the user said before this turn; it counts for
     tools that only read ("what time is it there?" after naming Tokyo), never for writes.
+    `answering` is the user's request that the assistant answered with a question, when this
+    turn is the reply to it ("Remind me to buy milk." "For what time?" "At seven."): it
+    counts for writes too.
     """
     if tool.destroys and not template and not clearly_asked_to_destroy(utterance):
         return Grounding(error=(
             f"Error: not run. The user did not ask to delete or forget anything, and "
             f"{tool.name} destroys data. Answer what the user actually asked; if no tool "
             f"can do it, say so plainly."))
+    utterance = f"{answering} {utterance}".strip()
     said = utterance if tool.writes else f"{earlier} {utterance}"
     required = set(tool.parameters.get("required", ()))
     problems, drop, invented = [], [], False
@@ -142,8 +197,18 @@ def ground(tool: Tool, args: dict[str, Any], utterance: str, *, earlier: str = "
                 problems.append(f"{param} {value!r} has words the user never said "
                                 f"({', '.join(unsaid)})")
                 invented |= len(unsaid) >= max(2, len(words(value)) // 2)
+    ask = ""
+    for param in tool.counted:
+        value = args.get(param)
+        if isinstance(value, str) and value.strip():
+            unsaid = unsaid_numbers(value, utterance)
+            if unsaid:
+                problems.append(f"{param} {value!r} has numbers the user never said "
+                                f"({', '.join(unsaid)})")
+                if param in required and says_no_number(utterance):
+                    ask = ask or dict(tool.asks).get(param, "")
     if problems:
-        return Grounding(error=(
+        return Grounding(ask=ask, error=(
             "Error: not run: " + "; ".join(problems) + ". Use only the user's own words. "
             "If they did not name it, leave it empty or ask them."
             + (f" If the user did not ask for {tool.name} at all, answer them in plain "

@@ -199,6 +199,8 @@ class _Turn:
         self._spoken_tail = ""
         self.misheard = False
         """A call that changes something was refused because the transcript is doubtful."""
+        self.question = ""
+        """What to ask the user: a call needs something they did not say (Grounding.ask)."""
         self.retried = False
         self.retry_note = ""
         """Added to the user's words once, when the first answer was held back whole."""
@@ -231,6 +233,8 @@ class _Turn:
                     continue
                 return self._end("done", "")
             stop = self._run_calls(reply.calls)
+            if self.question and all(e for _c, _t, e in self.results[-len(reply.calls):]):
+                return self._end("done", self.question)  # "Set an alarm." -> "For what time?"
             if stop == "cancelled":
                 return self._cancelled("tools")
             if stop == "loop":
@@ -435,8 +439,10 @@ class _Turn:
                 self.misheard = True
                 return self._result(call, DOUBTFUL, True, start)
             grounding = ground(tool, call.args, self.new[0].text, earlier=self._said_before(),
+                               answering=self._answering(),
                                template=call.id.startswith(LOCAL_ID))
             if grounding.error:
+                self.question = self.question or grounding.ask
                 return self._result(call, grounding.error, True, start)
             if tool.needs_approval and not self._approved(call):
                 return self._result(call, DECLINED, False, start)
@@ -444,6 +450,14 @@ class _Turn:
                 return self._run_without(call, grounding.drop, start)
         text, is_error = self.a.tools.run(call)
         return self._result(call, text, is_error, start)
+
+    def _answering(self) -> str:
+        """The user's previous request when the last answer was a question to them."""
+        said = [m for m in self.history if m.role in ("user", "assistant") and m.text]
+        if len(said) >= 2 and said[-1].role == "assistant" and said[-2].role == "user" \
+                and said[-1].text.rstrip().endswith("?"):
+            return said[-2].text
+        return ""
 
     def _said_before(self) -> str:
         """The user's words in the last few turns, for reads that refer back to them."""

@@ -11,7 +11,7 @@ import inspect
 import re
 import types
 import typing
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, get_args, get_origin
 
@@ -58,6 +58,12 @@ class Tool:
     grounded: tuple[str, ...] = ()
     """Free-text parameters that name what the user said (list items, labels, places):
     their words must occur in the user's utterance, or the call goes back to the model."""
+    counted: tuple[str, ...] = ()
+    """Parameters whose numbers the user must have said (a duration, a clock time): "start a
+    stopwatch" became a 10-second timer, "add a reminder to buy milk" a 7:30 alarm."""
+    asks: tuple[tuple[str, str], ...] = ()
+    """(parameter, question): what to ask the user when a required `counted` parameter was
+    not said at all ("Set an alarm." -> "For what time?"), instead of another model pass."""
     sentences: tuple[str, ...] = ()
     """Sentence templates (hassil syntax) that run this tool without the model."""
 
@@ -78,6 +84,8 @@ def tool(
     writes: bool = False,
     destroys: bool = False,
     grounded: Iterable[str] = (),
+    counted: Iterable[str] = (),
+    asks: Mapping[str, str] | None = None,
     sentences: Iterable[str] = (),
 ) -> Any:
     """Decorator: `@tool` or `@tool(needs_approval=True, ...)` turns a function into a Tool.
@@ -100,6 +108,8 @@ def tool(
             writes=writes or needs_approval or destroys,
             destroys=destroys,
             grounded=tuple(grounded),
+            counted=tuple(counted),
+            asks=tuple((asks or {}).items()),
             sentences=tuple(sentences),
         )
 

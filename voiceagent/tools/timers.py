@@ -257,7 +257,8 @@ def _when(due: float, now: float, zone: tzinfo | None) -> str:
 def make_tools(timers: Timers) -> list[Tool]:
     """set_timer, set_alarm, list_timers and cancel_timer over one Timers store."""
 
-    @tool(speaks_result=True, writes=True, grounded=("label",))
+    @tool(speaks_result=True, writes=True, grounded=("label",), counted=("duration",),
+          asks={"duration": "For how long?"})
     def set_timer(duration: str, label: str = "") -> str:
         """A timer, or a reminder after a length of time.
 
@@ -273,7 +274,8 @@ def make_tools(timers: Timers) -> list[Tool]:
         what = f": {entry.label}." if entry.label else "."
         return f"Timer set for {spoken_length(seconds)}{what}"
 
-    @tool(speaks_result=True, writes=True, grounded=("label",))
+    @tool(speaks_result=True, writes=True, grounded=("label",), counted=("time",),
+          asks={"time": "For what time?"})
     def set_alarm(time: str, label: str = "") -> str:
         """An alarm, a wake-up, or a reminder at a clock time.
 
