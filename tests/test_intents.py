@@ -38,6 +38,11 @@ def commands(box: Toolbox) -> LocalCommands:
 
 
 TIME = [
+    # the clock gives the date of a relative day ("the date tomorrow") as well
+    ("What's the date tomorrow?", "date", {"place": "tomorrow"}),
+    ("What day will it be in 3 days?", "date", {"place": "in 3 days"}),
+    ("What was the date yesterday?", "date", {"place": "yesterday"}),
+    ("what day is it tomorrow", "date", {"place": "tomorrow"}),
     ("What time is it?", "time", {}),
     ("Hey, what time is it right now?", "time", {}),
     ("tell me the time", "time", {}),
@@ -403,8 +408,7 @@ NOT_COMMANDS = [
     "1-800-555-1234", "24/7", "what is 9/11", "I have milk on my shopping list",
     "check if we have milk on the shopping list", "clean the shopping list",
     "remember that time we went to Paris?", "leave a note for the cleaner", "make a note of it",
-    # the clock tells today's date only: "tomorrow" is for the model
-    "what's the date tomorrow", "what day is it tomorrow", "what's the sales forecast",
+    "what's the sales forecast", "what date is Christmas",
 ]
 
 

@@ -108,3 +108,22 @@ def test_unknown_place_is_an_instructive_error():
 def test_bad_configured_zone_names_the_format():
     with pytest.raises(ToolError, match="configured time zone 'Mars/Base'"):
         get_time("Mars/Base")()
+
+
+def test_a_relative_day_in_place_of_a_place_gets_that_days_date():
+    """The 1.5B passes "tomorrow" as the place ("What's the date tomorrow?"); the local
+    templates do too. Answered with that day's date, not an unknown-time-zone error."""
+    from datetime import datetime, timedelta
+
+    from voiceagent.tools.clock import days_ahead, make_tools, spoken_date
+
+    monday = datetime(2026, 11, 30)
+    assert [days_ahead(t, monday) for t in ("tomorrow", "in three days", "next Friday",
+                                            "3 days ago", "Monday", "Tokyo", "")] == [
+        1, 3, 4, -3, 7, None, None]
+    [get_time] = make_tools("UTC")
+    now = datetime.now()
+    assert get_time(place="tomorrow") == (
+        f"Tomorrow is {spoken_date(now + timedelta(days=1))}.")
+    assert get_time(place="in 2 days").startswith("In 2 days it will be ")
+    assert get_time(place="yesterday").startswith("Yesterday was ")

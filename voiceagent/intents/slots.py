@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 from voiceagent.errors import ToolError
@@ -147,6 +148,15 @@ def place(text: str) -> Args | None:
     return None
 
 
+def relative_day(text: str) -> Args | None:
+    """"tomorrow", "in three days", "next Friday": passed as the clock's place, which
+    answers with that day's date (tools/clock.py)."""
+    said = strip_edges(text)
+    if clock.days_ahead(said, datetime.now()) is None:
+        return None
+    return {"place": said}
+
+
 def items(text: str) -> Args | None:
     """What to add to or remove from a list, in the user's words ('apples, milk and eggs')."""
     said = _without_articles(text)
@@ -267,7 +277,7 @@ def somewhere(text: str) -> Args | None:
 READERS: dict[str, Reader] = {
     "duration": duration, "label": label, "duration_label": duration_label,
     "which_timer": which_timer, "which_alarm": which_alarm, "time": time_of_day,
-    "place": place, "items": items, "list_name": list_name, "text": note_text,
+    "place": place, "day": relative_day, "items": items, "list_name": list_name, "text": note_text,
     "expression": expression, "quantity": quantity, "to_unit": to_unit,
     "left": operand("left"), "right": operand("right"), "contact": contact,
     "device_name": device_name, "somewhere": somewhere, "anything": anything,

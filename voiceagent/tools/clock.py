@@ -17,13 +17,14 @@ import re
 import unicodedata
 import zoneinfo
 from dataclasses import asdict, dataclass
-from datetime import datetime, tzinfo
+from datetime import datetime, timedelta, tzinfo
 from functools import cache
 from pathlib import Path
 
 from voiceagent.agent.tools import Tool, tool
 from voiceagent.atomic import atomic_file
 from voiceagent.errors import ToolError
+from voiceagent.tools.words import numbers_in
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +43,32 @@ def local_zone(name: str) -> tzinfo | None:
         return zoneinfo.ZoneInfo(name)
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):
         raise ToolError(f"the configured time zone {name!r} is unknown. {ZONE_HINT}") from None
+
+
+_WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+_DAYS_AHEAD = {"tomorrow": 1, "yesterday": -1, "the day after tomorrow": 2,
+               "day after tomorrow": 2, "the day before yesterday": -2,
+               "day before yesterday": -2, "next week": 7, "in a week": 7,
+               "a week from today": 7, "a week from now": 7}
+
+
+def days_ahead(text: str, today: datetime) -> int | None:
+    """How many days from `today` a relative day is ("tomorrow" 1, "in 3 days" 3, "next
+    Friday"), or None when `text` is no such day."""
+    said = re.sub(r"\s+", " ", numbers_in(text.lower())).strip(" .?!")
+    if said in _DAYS_AHEAD:
+        return _DAYS_AHEAD[said]
+    found = re.fullmatch(r"(?:in )?(\d+) days?(?: from (?:now|today))?|(\d+) days? ago", said)
+    if found:
+        return int(found[1]) if found[1] else -int(found[2])
+    found = re.fullmatch(r"(?:next |this |on |coming )?(\w+day)", said)
+    if found and found[1] in _WEEKDAYS:
+        return (_WEEKDAYS.index(found[1]) - today.weekday() - 1) % 7 + 1
+    return None
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def now_in(zone: tzinfo | None) -> datetime:
@@ -262,6 +289,15 @@ def make_tools(timezone: str) -> list[Tool]:
         Args:
             place: a city or country the user named; else empty.
         """
+        offset = days_ahead(place, now_in(local_zone(timezone)))
+        if offset is not None:  # the model put "tomorrow" where a place goes: answer that
+            day = now_in(local_zone(timezone)) + timedelta(days=offset)
+            said = _capital(place.strip(" .?!"))
+            if offset < 0:
+                return f"{said} was {spoken_date(day)}."
+            if re.match(r"in\b|.*\bfrom (?:now|today)$", said, re.I):
+                return f"{said} it will be {spoken_date(day)}."
+            return f"{said} is {spoken_date(day)}."
         if _key(place) not in HERE:
             zone = find_zone(place)
             moment = now_in(zone)
