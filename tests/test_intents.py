@@ -184,6 +184,8 @@ ALARMS = [
 
 SHOP = {"list_name": "shopping"}
 LISTS = [
+    ("What's left on my to do list?", "list_read", {"list_name": "to do"}),
+    ("What do I still need to buy?", "list_read", SHOP),
     ("Um, hey, could you add apples to my shopping list, please?", "list_add",
      SHOP | {"items": "apples"}),
     ("Add apples, bananas and milk to my shopping list.", "list_add",
