@@ -391,7 +391,7 @@ def test_stop_thanks_and_timer_changes_need_no_tool(commands, said, intent, repl
 
 NOT_COMMANDS = [
     "tell me a fun fact about the moon", "What is the capital of France?", "Who wrote Hamlet?",
-    "what is love", "what's the meaning of life", "tell me a joke", "how are you",
+    "what is love", "what's the meaning of life", "tell me a joke",
     "what can you do", "what is a timer", "how do I make pasta",
     "how long should I boil an egg", "how long does it take to boil an egg", "set the table",
     "I need to remember to call mom", "remind me to buy milk", "who is the president",
@@ -541,3 +541,14 @@ def test_one_command_among_remarks(commands, said, expected):
 ])
 def test_corrections_and_mixed_requests_go_to_the_llm(commands, said):
     assert commands.match(said) is None
+
+
+@pytest.mark.parametrize("said, intent", [
+    ("Good morning. How are you today?", "greeting"),  # the 1.5B answered it with the clock
+    ("Hello!", "greeting"), ("How are you?", "how_are_you"), ("What's up?", "how_are_you"),
+    ("Good morning, what time is it?", "time"),  # a greeting around a request is no reply
+    ("Hi, set a timer for ten minutes.", "timer_start"),
+    ("Good morning, what's the weather?", "unsupported_weather"),
+])
+def test_greetings_are_answered_and_never_hide_the_request(commands, said, intent):
+    assert commands.match(said).intent == intent

@@ -22,16 +22,12 @@ _EXAMPLES: dict[str, tuple[str, dict[str, str], str, str]] = {
 }
 """In order of preference; the first whose tool is available is used."""
 
-_PLAIN = (Message("user", "Good morning! How are you?"),
-          Message("assistant", "Good morning! I'm well, thanks. What can I do for you?"),
-          Message("user", "Who painted the Mona Lisa?"),
+_PLAIN = (Message("user", "Who painted the Mona Lisa?"),
           Message("assistant", "Leonardo da Vinci painted the Mona Lisa."),
           Message("user", "Will it rain tomorrow?"),
           Message("assistant", "Sorry, I can't check the weather here."))
-"""Said without a tool: a greeting (without it, after a few time questions the 1.5B answered
-"Good morning, how are you today?" with the clock), a general question (without it, small
-models call some tool for everything) and one no tool can serve (without it, they misuse a
-tool or make up facts)."""
+"""Questions answered without a tool: a general one (without it, small models call some tool
+for everything) and one no tool can serve (without it, they misuse a tool or make up facts)."""
 
 
 def worked_example(tools: Container[str]) -> tuple[Message, ...]:

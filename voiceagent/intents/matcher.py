@@ -31,6 +31,10 @@ _CORRECTION = re.compile(r"\b(?:no|not|don't|do not|wait|actually|instead|rather
                          r"i mean|make (?:it|that)|scratch that|hold on|oops)\b", re.I)
 
 
+PLEASANTRIES = frozenset({"thanks", "greeting", "how_are_you"})
+"""Remarks around a request that do not change it ("Good morning, what time is it?")."""
+
+
 @dataclass(frozen=True)
 class LocalMatch:
     """A sentence understood without the LLM."""
@@ -130,9 +134,11 @@ class LocalCommands:
         found = [m for m in results if m is not None]
         commands = {repr(m): m for m in found if m.tool is not None}
         if not commands:  # remarks only ("No, that's all, thanks."): every part understood
-            return found[0] if found and len(found) == len(results) else None
+            if not found or len(found) != len(results):
+                return None
+            return next((m for m in found if m.intent not in PLEASANTRIES), found[0])
         if (len(commands) > 1 or _CORRECTION.search(said)
-                or any(m.tool is None and m.intent != "thanks" for m in found)):
+                or any(m.tool is None and m.intent not in PLEASANTRIES for m in found)):
             return None
         return next(iter(commands.values()))
 
