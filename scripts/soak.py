@@ -44,7 +44,8 @@ TURNS: list[tuple[str, str]] = [
     ("tool_error", "Remove unicorns from my shopping list."),
     ("noise", ""),
     ("local", "q07"),                                  # what day of the week
-    ("llm", "q05"),                                    # good morning, how are you
+    ("local", "q05"),                                  # good morning (a greeting template)
+    ("llm", "Who wrote Romeo and Juliet?"),
     ("tool_error", "Cancel my pasta timer."),
     ("local", "What is on my shopping list?"),
 ]

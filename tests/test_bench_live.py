@@ -96,7 +96,7 @@ def test_live_bench_measures_mouth_to_ear_through_the_kiosk(pulse: PulseServer,
                                                            tmp_path: Path) -> None:
     wavs = tmp_path / "questions"
     wavs.mkdir()
-    for name in ("q02", "q05"):  # a sum (a local command) and small talk (always the LLM)
+    for name in ("q02", "q06"):  # a sum (a local command) and a fun fact (always the LLM)
         for suffix in (".wav", ".txt"):
             shutil.copy(QUESTIONS_DIR / f"{name}{suffix}", wavs / f"{name}{suffix}")
     config = config_from_dict({"paths": {"data_dir": str(tmp_path / "data")},
@@ -110,8 +110,8 @@ def test_live_bench_measures_mouth_to_ear_through_the_kiosk(pulse: PulseServer,
     report = json.loads(out.read_text())
     turns = report["turns"]
     assert [(t["variant"], t["question"], t["role"]) for t in turns] == [
-        ("local off", "q02", "first"), ("local off", "q05", ""), ("local off", "q02", "repeat"),
-        ("local on", "q02", ""), ("local on", "q05", "")]
+        ("local off", "q02", "first"), ("local off", "q06", ""), ("local off", "q02", "repeat"),
+        ("local on", "q02", ""), ("local on", "q06", "")]
     assert [t["path"] for t in turns] == ["llm", "llm", "llm", "local", "llm"]
     for t in turns:
         timings = t["timings"]

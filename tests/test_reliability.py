@@ -72,7 +72,7 @@ def test_ask_waits_for_a_busy_server_and_answers_from_it(tmp_path: Path) -> None
 
 
 def test_ask_with_a_configured_model_that_is_missing_fails_and_says_why(tmp_path: Path) -> None:
-    result = ask(tmp_path, f'[llm]\nmodel = "{tmp_path / "nope.gguf"}"', "hello")
+    result = ask(tmp_path, f'[llm]\nmodel = "{tmp_path / "nope.gguf"}"', "Who wrote Hamlet?")
     assert result.returncode == 1
     assert "nope.gguf" in result.stderr and "Traceback" not in result.stderr
     assert MARK not in result.stdout
@@ -80,7 +80,7 @@ def test_ask_with_a_configured_model_that_is_missing_fails_and_says_why(tmp_path
 
 def test_ask_with_a_server_that_is_down_fails_non_zero(tmp_path: Path) -> None:
     result = ask(tmp_path, f'[llm]\nprovider = "llamacpp"\nbase_url = "{unused_url()}"',
-                 "hello")
+                 "Who wrote Hamlet?")  # "hello" is a greeting template: no model needed
     assert result.returncode == 1
     assert "can't reach the language model" in result.stdout
     assert MARK not in result.stdout
