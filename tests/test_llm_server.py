@@ -162,6 +162,8 @@ def test_serve_forever_runs_until_sigterm_and_takes_the_server_down(test_gguf: P
         config = config_from_dict({"llm": {"model": str(test_gguf)},
                                    "paths": {"data_dir": str(tmp_path)}})
         assert ensure_server(config, share="reuse") == (url, None)
+        # and its cache already holds the prompt prefix an ask sends (saved for next time)
+        assert list((tmp_path / "prompt-cache").glob("*.bin"))
         fg.send_signal(signal.SIGTERM)
         assert fg.stdout.read().strip() == "done"
         assert fg.wait(30) == 0

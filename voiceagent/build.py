@@ -141,6 +141,26 @@ def build_toolbox(config: Config, stack: ExitStack, context: ToolContext) -> Too
     return toolbox
 
 
+def prime_for_asks(config: Config, server: LLMServer) -> None:
+    """Put the prompt prefix a one-shot `ask` sends into `server`'s cache (restored from its
+    file, or prefilled once), as `run` does for itself: the first ask that uses `voiceagent
+    server` (llm_registry.py) is as quick as the next."""
+    from voiceagent.agent.providers import make_chat_model
+    from voiceagent.prompt_cache import prime
+
+    try:
+        with ExitStack() as stack:
+            toolbox = build_toolbox(config, stack, ToolContext(config.data_dir, "ask"))
+            model = _closed_at_exit(stack, make_chat_model(config.llm,
+                                                           base_url=server.base_url))
+            agent = Agent(model, toolbox.registry, config.agent, Events(),
+                          prefix=(worked_example(toolbox.registry)
+                                  if config.agent.worked_example else ()))
+            prime(server, agent, model)
+    except Exception as exc:  # the server serves either way; only the first ask is slower
+        log.warning("could not cache the prompt prefix for asks: %s", exc)
+
+
 class _NoModelYet:
     """Stands in for the model between building the agent and connecting it."""
 

@@ -270,6 +270,9 @@ def serve_forever(config: Config, out: Callable[[str], None] = print) -> None:
                                                                      signal.SIGTERM)}
     try:
         url = server.start()
+        from voiceagent.build import prime_for_asks
+
+        prime_for_asks(config, server)
         out(f"LLM server ({server.engine}, {server.model.name}) at {url}; Ctrl-C stops it")
         while not stop.wait(1.0):
             if not server.is_alive():
