@@ -24,7 +24,7 @@ from pathlib import Path
 from voiceagent.agent.tools import Tool, tool
 from voiceagent.atomic import atomic_file
 from voiceagent.errors import ToolError
-from voiceagent.tools.words import numbers_in
+from voiceagent.tools.words import capitalised, numbers_in
 
 log = logging.getLogger(__name__)
 
@@ -65,10 +65,6 @@ def days_ahead(text: str, today: datetime) -> int | None:
     if found and found[1] in _WEEKDAYS:
         return (_WEEKDAYS.index(found[1]) - today.weekday() - 1) % 7 + 1
     return None
-
-
-def _capital(text: str) -> str:
-    return text[:1].upper() + text[1:]
 
 
 def now_in(zone: tzinfo | None) -> datetime:
@@ -289,10 +285,11 @@ def make_tools(timezone: str) -> list[Tool]:
         Args:
             place: a city or country the user named; else empty.
         """
-        offset = days_ahead(place, now_in(local_zone(timezone)))
+        today = now_in(local_zone(timezone))
+        offset = days_ahead(place, today)
         if offset is not None:  # the model put "tomorrow" where a place goes: answer that
-            day = now_in(local_zone(timezone)) + timedelta(days=offset)
-            said = _capital(place.strip(" .?!"))
+            day = today + timedelta(days=offset)
+            said = capitalised(place.strip(" .?!"))
             if offset < 0:
                 return f"{said} was {spoken_date(day)}."
             if re.match(r"in\b|.*\bfrom (?:now|today)$", said, re.I):

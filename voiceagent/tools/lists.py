@@ -16,6 +16,7 @@ from pathlib import Path
 from voiceagent.agent.tools import Tool, tool
 from voiceagent.atomic import write_atomic
 from voiceagent.errors import ToolError
+from voiceagent.tools.words import capitalised
 
 ALL_WORDS = ("all", "everything", "lists", "all lists", "")
 
@@ -70,11 +71,6 @@ def _same(a: str, b: str) -> bool:
 def spoken_join(items: list[str]) -> str:
     """['a', 'b', 'c'] -> 'a, b and c'."""
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-
-
-def _sentence(text: str) -> str:
-    """Spoken results start with a capital: 'Cheese was not on it.'"""
-    return text[:1].upper() + text[1:]
 
 
 def _be(items: list[str], singular: str = "is") -> str:
@@ -163,7 +159,7 @@ def make_tools(data_dir: Path, aliases: dict[str, str]) -> tuple[list[Tool], Lis
             raise ToolError("say what to add, e.g. items='milk and eggs'.")
         if not added:
             said = split_items(items)
-            return _sentence(f"{spoken_join(said)} {_be(said)} already on your {name} list.")
+            return capitalised(f"{spoken_join(said)} {_be(said)} already on your {name} list.")
         lists.write(name, current + added)
         return f"Added {spoken_join(added)} to your {'new ' if new else ''}{name} list."
 
@@ -203,9 +199,9 @@ def make_tools(data_dir: Path, aliases: dict[str, str]) -> tuple[list[Tool], Lis
         missing = [w for w in wanted if not any(_same(w, c) for c in current)]
         if not gone:  # an answer, not an error: the user hears what is on the list
             on = f"; it has {spoken_join(current)}." if current else ", which is empty."
-            return _sentence(f"{spoken_join(wanted)} {_be(wanted)} not on your {name} list{on}")
+            return capitalised(f"{spoken_join(wanted)} {_be(wanted)} not on your {name} list{on}")
         lists.write(name, [c for c in current if c not in gone])
-        tail = (f" {_sentence(spoken_join(missing))} {_be(missing, 'was')} not on it."
+        tail = (f" {capitalised(spoken_join(missing))} {_be(missing, 'was')} not on it."
                 if missing else "")
         return f"Removed {spoken_join(gone)} from your {name} list.{tail}"
 

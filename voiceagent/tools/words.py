@@ -122,3 +122,8 @@ def parse_clock_time(text: str) -> tuple[int, int, str | None]:
     if hour > 23 or minute > 59 or (half and not 1 <= hour <= 12):
         raise ToolError(f"{text!r} is not a valid time of day. Say it like '7:30 pm' or '19:45'.")
     return hour, minute, half
+
+
+def capitalised(text: str) -> str:
+    """Spoken results start with a capital: 'Cheese was not on it.', 'Tomorrow is ...'."""
+    return text[:1].upper() + text[1:]
