@@ -75,6 +75,9 @@ def _run_xllamacpp(args: argparse.Namespace) -> object:
     params.hostnames = [args.host]
     params.port = args.port
     params.use_jinja = True
+    # Fitting the model to free device memory is a trial load: 0.4 s of a 1.4 s start on the
+    # CPU, where there is nothing to fit.
+    params.fit_params = False
     params.chat_template = chat_template()
     if args.slot_dir:  # llama.cpp joins the path and the file name without a separator
         params.slot_save_path = os.path.join(args.slot_dir, "")

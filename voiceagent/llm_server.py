@@ -215,7 +215,7 @@ class LLMServer:
                                 f"exited with code {code} while starting:\n{tail}")
             if _healthy(self._root):
                 return
-            time.sleep(0.1)
+            time.sleep(0.03)  # each poll is ~1 ms; the wait is the first ask's
         self.stop()
         raise ChatError(f"the embedded LLM server did not become healthy within "
                         f"{self.start_timeout_s:g} s; see {self.log_path or 'its log'}")
