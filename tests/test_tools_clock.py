@@ -127,3 +127,28 @@ def test_a_relative_day_in_place_of_a_place_gets_that_days_date():
         f"Tomorrow is {spoken_date(now + timedelta(days=1))}.")
     assert get_time(place="in 2 days").startswith("In 2 days it will be ")
     assert get_time(place="yesterday").startswith("Yesterday was ")
+
+
+def test_a_holiday_or_a_date_says_when_it_is_and_how_far_away():
+    """"How many days until Christmas?" was answered with today's time (the 1.5B cannot
+    count days); the clock says how far away the next one is."""
+    from datetime import datetime
+
+    from voiceagent.tools.clock import calendar_day, days_until_said, next_occurrence
+
+    assert [calendar_day(t) for t in ("Christmas", "December 25th", "the 4th of July",
+                                      "twenty-first of June", "February 30", "Tokyo", "march")
+            ] == [("christmas", 12, 25), ("December 25", 12, 25), ("July 4", 7, 4),
+                  ("June 21", 6, 21), None, None, None]
+    today = datetime(2026, 12, 1, 9, 30)
+    assert days_until_said("christmas", next_occurrence(12, 25, today), today) == (
+        "Christmas is on Friday, December 25, 2026, in 24 days.")
+    assert days_until_said("new year's day", next_occurrence(1, 1, today), today) == (
+        "New Year's Day is on Friday, January 1, 2027, in 31 days.")
+    assert next_occurrence(11, 30, today).year == 2027  # passed this year: next year's
+    assert next_occurrence(2, 29, today) == datetime(2028, 2, 29, 9, 30)
+    assert days_until_said("December 1", next_occurrence(12, 1, today), today).startswith(
+        "December 1 is today")
+    [get_time] = make_tools("UTC")
+    assert " is on " in get_time(place="Halloween") or "Halloween is to" in get_time(
+        place="Halloween")

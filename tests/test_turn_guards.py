@@ -168,6 +168,18 @@ def test_a_spoken_result_ends_the_turn_without_a_second_request(tools):
     assert result.messages[-1].role == "assistant" and result.messages[-1].text == spoken
 
 
+def test_the_time_is_not_the_whole_answer_to_a_question_about_a_span(tools):
+    """"How many hours until midnight?": the clock's result goes back to the model instead of
+    being read out as the answer; "What time is it in Tokyo?" still ends with it."""
+    model = ScriptedChatModel().enqueue(calls(("get_time", {}))).enqueue("About 3 hours.")
+    agent, _ = make(model, tools)
+    result, spoken = run(agent, "How many hours until midnight?")
+    assert spoken == "About 3 hours." and len(model.requests) == 2
+    model = ScriptedChatModel().enqueue(calls(("get_time", {"place": "Tokyo"})))
+    agent, _ = make(model, tools)
+    result, spoken = run(agent, "What time is it in Tokyo?")
+    assert spoken.startswith("In Tokyo it is") and len(model.requests) == 1
+
 @pytest.mark.parametrize("reply", [
     "Error: parameter 'part': 'weather' is not one of ['all', 'battery'].",
     '{"name": "get_weather", "arguments": {"city": "New York"}}',

@@ -305,6 +305,8 @@ class _Turn:
             t = self.a.tools.get(call.name)
             if t is None or not t.speaks_result:
                 return ""
+            if t.answers is not None and not t.answers(self.new[0].text):
+                return ""  # asked for more than the result says: the model answers
         return " ".join(spoken_result(text) for _c, text, _e in done)
 
     def _cap(self, step: int) -> tuple[str, float] | None:

@@ -49,6 +49,10 @@ class Tool:
     speaks_result: bool = False
     """The result is itself the spoken answer (a confirmation, the time): the turn ends
     with it, without a second model request."""
+    answers: Callable[[str], bool] | None = None
+    """With `speaks_result`, which requests (the user's words) the result answers whole;
+    others get the second model pass: the time is not the answer to "How many days until
+    Christmas?"."""
     writes: bool = False
     """It changes something (adds, removes, starts, forgets): never run on a doubtful
     transcript."""
@@ -81,6 +85,7 @@ def tool(
     name: str | None = None,
     needs_approval: bool = False,
     speaks_result: bool = False,
+    answers: Callable[[str], bool] | None = None,
     writes: bool = False,
     destroys: bool = False,
     grounded: Iterable[str] = (),
@@ -105,6 +110,7 @@ def tool(
             func=f,
             needs_approval=needs_approval,
             speaks_result=speaks_result,
+            answers=answers,
             writes=writes or needs_approval or destroys,
             destroys=destroys,
             grounded=tuple(grounded),

@@ -149,10 +149,10 @@ def place(text: str) -> Args | None:
 
 
 def relative_day(text: str) -> Args | None:
-    """"tomorrow", "in three days", "next Friday": passed as the clock's place, which
-    answers with that day's date (tools/clock.py)."""
+    """"tomorrow", "in three days", "next Friday", "Christmas", "July 4th": passed as the
+    clock's place, which answers with that day's date (tools/clock.py)."""
     said = strip_edges(text)
-    if clock.days_ahead(said, datetime.now()) is None:
+    if clock.days_ahead(said, datetime.now()) is None and clock.calendar_day(said) is None:
         return None
     return {"place": said}
 

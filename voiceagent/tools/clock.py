@@ -14,6 +14,7 @@ import json
 import logging
 import os
 import re
+import string
 import unicodedata
 import zoneinfo
 from dataclasses import asdict, dataclass
@@ -65,6 +66,77 @@ def days_ahead(text: str, today: datetime) -> int | None:
     if found and found[1] in _WEEKDAYS:
         return (_WEEKDAYS.index(found[1]) - today.weekday() - 1) % 7 + 1
     return None
+
+
+_MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august",
+           "september", "october", "november", "december"]
+_HOLIDAYS = {"christmas": (12, 25), "christmas day": (12, 25), "christmas eve": (12, 24),
+             "boxing day": (12, 26), "new year's eve": (12, 31), "new years eve": (12, 31),
+             "new year": (1, 1), "new year's": (1, 1), "new years": (1, 1),
+             "new year's day": (1, 1), "new years day": (1, 1), "the new year": (1, 1),
+             "halloween": (10, 31), "valentine's day": (2, 14), "valentines day": (2, 14),
+             "valentine's": (2, 14), "saint patrick's day": (3, 17), "st patrick's day": (3, 17),
+             "st. patrick's day": (3, 17), "independence day": (7, 4),
+             "the fourth of july": (7, 4), "fourth of july": (7, 4), "july fourth": (7, 4)}
+"""Holidays on the same date every year (moving ones such as Easter are left to the model)."""
+_ORDINALS = {w: i + 1 for i, w in enumerate(
+    "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
+    "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth".split())}
+_ORDINALS |= {"twentieth": 20, "thirtieth": 30}
+_ORDINALS |= {f"{tens} {w}": base + i for tens, base in (("twenty", 20), ("thirty", 30))
+              for w, i in list(_ORDINALS.items())[:9]}
+_DAY_NUMBER = r"(\d{1,2})(?:st|nd|rd|th)?"
+_MONTH = "(" + "|".join(_MONTHS) + r")\.?"
+
+
+def calendar_day(text: str) -> tuple[str, int, int] | None:
+    """(name, month, day) of a holiday or a date said as one ("Christmas", "December 25th",
+    "the fourth of July", "March third"), or None."""
+    said = re.sub(r"\s+", " ", text.lower().replace("-", " ")).strip(" .?!")
+    said = re.sub(r"^(?:this |next |the next )(?=\D)", "", said)
+    said = re.sub(r" (?:this|next) year$", "", said)
+    if said in _HOLIDAYS:
+        month, day = _HOLIDAYS[said]
+        return said, month, day
+    for words, number in sorted(_ORDINALS.items(), key=lambda kv: -len(kv[0])):
+        said = re.sub(rf"\b{words}\b", str(number), said)
+    said = numbers_in(said)
+    found = (re.fullmatch(rf"{_MONTH} (?:the )?{_DAY_NUMBER}", said)
+             or re.fullmatch(rf"(?:the )?{_DAY_NUMBER} (?:of )?{_MONTH}", said))
+    if not found:
+        return None
+    month_name, day_text = ((found[1], found[2]) if found[1] in _MONTHS
+                            else (found[2], found[1]))
+    month, day = _MONTHS.index(month_name) + 1, int(day_text)
+    try:
+        datetime(2024, month, day)  # a leap year: February 29 exists
+    except ValueError:
+        return None
+    return f"{month_name.capitalize()} {day}", month, day
+
+
+def next_occurrence(month: int, day: int, today: datetime) -> datetime:
+    """That date this year, or next year once it has passed (February 29: the next leap
+    year's)."""
+    for year in range(today.year, today.year + 9):
+        try:
+            moment = today.replace(year=year, month=month, day=day)
+        except ValueError:
+            continue
+        if moment.date() >= today.date():
+            return moment
+    raise ToolError(f"no such date: month {month}, day {day}")
+
+
+def days_until_said(name: str, moment: datetime, today: datetime) -> str:
+    """"Christmas is on Friday, December 25, 2026, in 24 days."."""
+    days = (moment.date() - today.date()).days
+    said = string.capwords(name) if name in _HOLIDAYS else name
+    if days == 0:
+        return f"{said} is today, {spoken_date(moment)}."
+    if days == 1:
+        return f"{said} is tomorrow, {spoken_date(moment)}."
+    return f"{said} is on {spoken_date(moment)}, in {days} days."
 
 
 def now_in(zone: tzinfo | None) -> datetime:
@@ -275,10 +347,23 @@ def _with_the(place: str) -> str:
     return place
 
 
+_DERIVED = re.compile(
+    r"\b(?:how (?:many|much|long|old)|until|till|since|ago|between|left|before|after|older|"
+    r"younger|countdown|difference)\b|^\W*(?:is|are|was|were|will|do|does|did|am|should|"
+    r"can|could)\b", re.I)
+"""Questions that the time or date alone does not answer: a count, a span, a yes or no."""
+
+
+def asks_for_the_time(request: str) -> bool:
+    """The clock's result is the whole answer: "What time is it in Tokyo?", not "How many
+    days until Christmas?" or "Is it morning in Sydney?"."""
+    return _DERIVED.search(request) is None
+
+
 def make_tools(timezone: str) -> list[Tool]:
     """The clock tool, telling time in `timezone` (empty = the system's)."""
 
-    @tool(speaks_result=True, grounded=("place",))
+    @tool(speaks_result=True, answers=asks_for_the_time, grounded=("place",))
     def get_time(place: str = "") -> str:
         """The time, date or weekday, here or in a city or country.
 
@@ -286,6 +371,10 @@ def make_tools(timezone: str) -> list[Tool]:
             place: a city or country the user named; else empty.
         """
         today = now_in(local_zone(timezone))
+        holiday = calendar_day(place)
+        if holiday is not None:  # "Christmas", "July 4th": when it is, and how far away
+            name, month, day = holiday
+            return days_until_said(name, next_occurrence(month, day, today), today)
         offset = days_ahead(place, today)
         if offset is not None:  # the model put "tomorrow" where a place goes: answer that
             day = today + timedelta(days=offset)
