@@ -13,6 +13,7 @@ import pytest
 from voiceagent.agent.events import Events, LocalCommand, Recording
 from voiceagent.agent.grounding import clearly_asked_to_destroy, unsaid_words
 from voiceagent.agent.loop import FAILED_SENTENCE, MISHEARD_SENTENCE, Agent, TurnResult
+from voiceagent.agent.messages import Message
 from voiceagent.agent.spoken import unspeakable
 from voiceagent.config import AgentConfig, load_config
 from voiceagent.errors import ServerDown
@@ -223,6 +224,28 @@ def test_a_local_reply_without_a_tool(tools):
     _result, spoken = run(agent, "turn on the lights")
     assert spoken == "I can't control lights here."
 
+
+def test_say_that_again_and_what_did_i_ask_come_from_the_conversation_not_the_example(tools):
+    """The 1.5B answered "What did I ask you before?" with the worked example's question
+    (the Mona Lisa), in a session about Hamlet; the real templates answer from history."""
+    from voiceagent.intents import LocalCommands
+
+    matcher = LocalCommands(tools)
+    agent, _ = make(ScriptedChatModel(), tools, local=matcher)
+    history = [Message("user", "Who wrote Hamlet?"),
+               Message("assistant", "William Shakespeare wrote Hamlet."),
+               Message("user", "Say that again."),
+               Message("assistant", "William Shakespeare wrote Hamlet.")]
+    said = {}
+    for text in ("Say that again.", "Sorry, what did you say?", "What did I ask you before?"):
+        spoken: list[str] = []
+        agent.run_turn(history, text, on_text=spoken.append)
+        said[text] = "".join(spoken).strip()
+    assert said == {"Say that again.": "William Shakespeare wrote Hamlet.",
+                    "Sorry, what did you say?": "William Shakespeare wrote Hamlet.",
+                    "What did I ask you before?": "You asked: Who wrote Hamlet?"}
+    _result, spoken = run(agent, "What did I ask you before?")  # a new conversation
+    assert spoken == "You haven't asked me anything yet."
 
 def test_a_local_match_whose_tool_fails_goes_to_the_model(tools):
     model = ScriptedChatModel().enqueue("A timer can be at most 7 days long.")

@@ -24,6 +24,8 @@ _EXAMPLES: dict[str, tuple[str, dict[str, str], str, str]] = {
 
 _PLAIN = (Message("user", "Who painted the Mona Lisa?"),
           Message("assistant", "Leonardo da Vinci painted the Mona Lisa."),
+          Message("user", "How long should I boil an egg?"),
+          Message("assistant", "About nine minutes for a hard-boiled egg, six for a soft one."),
           Message("user", "Will it rain tomorrow?"),
           Message("assistant", "Sorry, I can't check the weather here."))
 """Questions answered without a tool: a general one (without it, small models call some tool

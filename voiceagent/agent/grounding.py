@@ -74,6 +74,8 @@ _HALF = re.compile(r"\bhalf\b", re.I)
 _QUARTER = re.compile(r"\bquarter\b", re.I)
 _ONE = re.compile(r"\b(?:an?|one)\s+(?:second|minute|hour|day|week|month|year)\b|"
                   r"\b(?:an?|one)\s+(?:and\s+a\s+half|o'?clock)\b", re.I)
+_A = re.compile(r"\b(?:an?|one|per)\b", re.I)
+"""An amount of one, as said before a unit ("a pound", "per hour")."""
 _AFTERNOON = re.compile(r"\b(?:p\.?\s?m\.?|afternoon|evening|tonight|night)\b", re.I)
 _BEFORE = re.compile(r"\b(?:to|till|til|before)\s+\w+\s*(?:[ap]\.?m\.?|o'?clock)?\s*[.?!]*$|"
                      r"\b(?:quarter|half|\d+|\w+)\s+(?:minutes\s+)?(?:to|till|til|before)"
@@ -200,11 +202,16 @@ def ground(tool: Tool, args: dict[str, Any], utterance: str, *, earlier: str = "
     ask = ""
     for param in tool.counted:
         value = args.get(param)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            if value == 1 and _A.search(utterance):
+                continue  # "How many ounces in a pound?"
+            value = f"{value:g}"
         if isinstance(value, str) and value.strip():
             unsaid = unsaid_numbers(value, utterance)
             if unsaid:
                 problems.append(f"{param} {value!r} has numbers the user never said "
                                 f"({', '.join(unsaid)})")
+                invented |= says_no_number(utterance) and not tool.asks
                 if param in required and says_no_number(utterance):
                     ask = ask or dict(tool.asks).get(param, "")
     if problems:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -42,6 +43,8 @@ from voiceagent.agent.events import (
 )
 from voiceagent.agent.grounding import ground
 from voiceagent.agent.messages import Message, Price, Reply, ToolCall, Usage
+from voiceagent.agent.recall import INTENTS as RECALLED
+from voiceagent.agent.recall import recall
 from voiceagent.agent.spoken import SpokenFilter
 from voiceagent.agent.tools import IGNORED_NOTE, ToolRegistry, spoken_result
 from voiceagent.config import AgentConfig
@@ -65,6 +68,10 @@ MISHEARD_SENTENCE = "Sorry, I didn't catch that. Could you say it again?"
 FAILED_SENTENCE = "Sorry, I couldn't do that."
 RETRY_NOTE = ("(An answer without a tool was not said: {}. Call the tool that answers this; "
               "if none can, say plainly that you cannot.)")
+NO_SUCH_TOOL_NOTE = ("(There is no tool called {}. Answer the user yourself in plain words "
+                     "if you can; if not, say plainly that you cannot.)")
+_CALLED = re.compile(r'"name"\s*:\s*"([\w.-]+)"')
+"""A tool call written as text: the tool it names."""
 DECLINED_SENTENCE = "OK, I won't."
 DECLINED = "the user declined"
 CANCELLED = "cancelled by the user"
@@ -254,8 +261,11 @@ class _Turn:
         self.retried = True
         self.new.pop()  # its empty assistant message
         reasons = ", ".join(sorted({reason for _s, reason in self.spoken.dropped}))
+        unknown = [name for sentence, _r in self.spoken.dropped
+                   for name in _CALLED.findall(sentence) if name not in self.a.tools]
         self.spoken.dropped.clear()
-        self.retry_note = RETRY_NOTE.format(reasons)
+        self.retry_note = (NO_SUCH_TOOL_NOTE.format(unknown[0]) if unknown
+                           else RETRY_NOTE.format(reasons))
         return True
 
     def _local(self) -> TurnResult | None:
@@ -269,7 +279,9 @@ class _Turn:
             return None
         self.a.events.emit(LocalCommand(match.intent, match.tool))
         if match.tool is None:
-            return self._end("done", match.reply)
+            known = (recall(match.intent, self.history, self._is_recall)
+                     if match.intent in RECALLED else "")
+            return self._end("done", known or match.reply)
         call = ToolCall(f"{LOCAL_ID}{time.monotonic_ns() % 10**9}", match.tool,
                         dict(match.args))
         self.new.append(Message("assistant", "", (call,)))
@@ -288,6 +300,11 @@ class _Turn:
             self.spoken = self._spoken_filter(text)
             return None
         return self._end("done", match.reply or spoken_result(result))
+
+    def _is_recall(self, text: str) -> bool:
+        """`text` asked about the conversation itself ("Say that again")."""
+        found = self.a.local.match(text) if self.a.local is not None else None
+        return found is not None and found.intent in RECALLED
 
     def _spoken_filter(self, user_text: str) -> SpokenFilter:
         """A fresh gate; the conversation so far counts as known facts."""

@@ -274,4 +274,4 @@ def make_tools() -> list[Tool]:
         return (f"{spoken_number(value)} {_plural(a, value)} is "
                 f"{shown} {_plural(b, result)}.")
 
-    return [calculate, tool(convert_units, speaks_result=True)]
+    return [calculate, tool(convert_units, speaks_result=True, counted=("value",))]
