@@ -51,6 +51,7 @@ TIME = [
     ("How many weeks until the twenty first of June?", "date",
      {"place": "the twenty first of June"}),
     ("Is it the weekend?", "date", {}),
+    ("Is it Monday today?", "date", {}),  # the 1.5B said "Yes, it is Monday today." on a Tuesday
     ("what date is Christmas", "date", {"place": "Christmas"}),
     ("What time is it?", "time", {}),
     ("Hey, what time is it right now?", "time", {}),
@@ -170,6 +171,9 @@ ALARMS = [
     ("wake me up at 7 in the morning", "alarm_set", {"time": "7 in the morning"}),
     ("I need to wake up at 5:45", "alarm_set", {"time": "5:45"}),
     ("set an alarm at noon", "alarm_set", {"time": "noon"}),
+    ("Set an alarm for 7 am tomorrow.", "alarm_set", {"time": "7 am tomorrow"}),
+    ("wake me up tomorrow at 6:30", "alarm_set", {"time": "tomorrow at 6:30"}),
+    ("set an alarm for Friday at 9 am", "alarm_set", {"time": "Friday at 9 am"}),
     ("Set an alarm for half past seven.", "alarm_set", {"time": "7:30"}),
     ("set an alarm for quarter to eight", "alarm_set", {"time": "7:45"}),
     ("set an alarm in 20 minutes", "alarm_set", {"time": "in 20 minutes"}),

@@ -95,6 +95,28 @@ def test_alarm_picks_the_next_matching_time():
     assert alarm_due("noon", UTC, afternoon) == _at("2026-01-06 12:00")
 
 
+def test_an_alarm_on_the_day_said_with_it():
+    """"Set an alarm for 7 am tomorrow" was an error (then 7 am today, when the model dropped
+    "tomorrow"); "Friday at 9" rang at the next 9 o'clock."""
+    tuesday = _at("2026-12-01 08:00")
+    assert alarm_due("7 am tomorrow", UTC, tuesday) == _at("2026-12-02 07:00")
+    assert alarm_due("tomorrow at 7", UTC, tuesday) == _at("2026-12-02 07:00")
+    assert alarm_due("Friday at 9", UTC, tuesday) == _at("2026-12-04 09:00")
+    assert alarm_due("9 tonight", UTC, tuesday) == _at("2026-12-01 21:00")
+    assert alarm_due("7:30 the day after tomorrow", UTC, tuesday) == _at("2026-12-03 07:30")
+    assert alarm_due("Tuesday at 7 am", UTC, tuesday) == _at("2026-12-08 07:00")  # next week
+    with pytest.raises(ToolError, match="already passed today"):
+        alarm_due("today at 7 am", UTC, tuesday)
+
+
+def test_a_day_said_in_the_label_moves_to_the_time(tmp_path):
+    """"Remind me to call mom tomorrow at 5 pm": the template's label holds "tomorrow"."""
+    store = Timers(tmp_path / "timers.json", None, "UTC", clock=lambda: _at("2026-12-01 08:00"))
+    said = tools(store)["set_alarm"](time="5 pm", label="call mom tomorrow")
+    assert said == "Alarm set for 5:00 PM tomorrow: call mom."
+    assert store.pending()[0].due == _at("2026-12-02 17:00")
+    store.close()
+
 def test_timer_fires_while_idle_and_is_announced(timers):
     t = tools(timers)
     assert t["set_timer"](duration="1 second", label="the pasta timer") == (

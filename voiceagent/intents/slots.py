@@ -15,7 +15,7 @@ from typing import Any
 
 from voiceagent.errors import ToolError
 from voiceagent.intents.numbers import duration_seconds, number_value, split_quantity
-from voiceagent.tools import calculator, clock
+from voiceagent.tools import calculator, clock, timers
 from voiceagent.tools.words import numbers_in, parse_clock_time, spoken_duration
 
 Args = dict[str, Any]
@@ -126,7 +126,7 @@ def time_of_day(text: str) -> Args | None:
     if seconds is not None:
         return {"time": f"in {spoken_duration(seconds)}"} if seconds >= 1 else None
     try:
-        parse_clock_time(t)
+        parse_clock_time(timers.said_day(t, datetime.now())[0])  # "7 am tomorrow"
     except ToolError:
         return None
     return {"time": t}

@@ -215,21 +215,53 @@ def spoken_length(seconds: float) -> str:
     return spoken_duration(seconds)
 
 
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_DAY = re.compile(
+    r"\b(?:on\s+)?(?:(the\s+day\s+after\s+tomorrow|day\s+after\s+tomorrow)|(tomorrow)|"
+    r"(today|tonight|this\s+(?=morning|afternoon|evening))|"
+    r"(?:next\s+|this\s+|coming\s+)?(" + "|".join(_WEEKDAYS) + r"))\b", re.I)
+"""A day said with the time: "7 am tomorrow", "tomorrow at 7", "Friday at 9", "9 tonight"."""
+
+
+def said_day(text: str, base: datetime) -> tuple[str, int | None, bool]:
+    """(the time without its day, days from `base` to that day or None if no day was said,
+    whether the day was a weekday's name: "Tuesday at 9" said on a Tuesday after 9 is next
+    week's)."""
+    found = _DAY.search(text)
+    if not found:
+        return text, None, False
+    rest = (text[:found.start()] + " " + text[found.end():]).strip()
+    if found[3] and found[3].lower() == "tonight":
+        rest += " tonight"
+    if found[4]:
+        return rest, (_WEEKDAYS.index(found[4].lower()) - base.weekday()) % 7, True
+    return rest, 2 if found[1] else 1 if found[2] else 0, False
+
+
 def alarm_due(text: str, zone: tzinfo | None, now: float) -> float:
-    """Epoch seconds of the next `text` o'clock ("7:30", "7:30 pm"); hours without am/pm
-    mean whichever of the two comes first."""
+    """Epoch seconds of the next `text` o'clock ("7:30", "7:30 pm"), on the day said with it
+    ("7 am tomorrow", "Friday at 9"); hours without am/pm mean whichever of the two comes
+    first."""
+    base = datetime.fromtimestamp(now, zone)
+    text, offset, weekly = said_day(text, base)
     hour, minute, half = parse_clock_time(text)
     if half:
         hours = [hour % 12 + (12 if half == "pm" else 0)]
     else:
         hours = [hour, hour + 12] if 1 <= hour <= 11 else [hour]
-    base = datetime.fromtimestamp(now, zone)
     times = []
     for h in hours:
         moment = base.replace(hour=h, minute=minute, second=0, microsecond=0)
+        moment += timedelta(days=offset or 0)
         if moment.timestamp() <= now:
-            moment += timedelta(days=1)
+            if offset is None or weekly:  # the next one: tomorrow's, or next week's
+                moment += timedelta(days=7 if weekly else 1)
+            else:
+                continue  # "today at 7" when it is 8
         times.append(moment.timestamp())
+    if not times:
+        raise ToolError(f"{text.strip()!r} has already passed today; ask the user for "
+                        "another time.")
     return min(times)
 
 
@@ -284,6 +316,10 @@ def make_tools(timers: Timers) -> list[Tool]:
             label: what it is for, if said; else empty.
         """
         now = timers.clock()
+        day = _DAY.search(label)
+        if day and said_day(time, datetime.fromtimestamp(now, timers.zone))[1] is None:
+            # "remind me to call mom tomorrow at 5": the day went into the label
+            time, label = f"{time} {day[0]}", (label[:day.start()] + label[day.end():]).strip()
         due = alarm_or_reminder_due(time, timers.zone, now)
         entry = Entry("alarm", clean_label(label), due)
         timers.add(entry)
