@@ -373,8 +373,8 @@ def make_tools(timezone: str) -> list[Tool]:
         today = now_in(local_zone(timezone))
         holiday = calendar_day(place)
         if holiday is not None:  # "Christmas", "July 4th": when it is, and how far away
-            name, month, day = holiday
-            return days_until_said(name, next_occurrence(month, day, today), today)
+            name, month, day_of_month = holiday
+            return days_until_said(name, next_occurrence(month, day_of_month, today), today)
         offset = days_ahead(place, today)
         if offset is not None:  # the model put "tomorrow" where a place goes: answer that
             day = today + timedelta(days=offset)
