@@ -107,6 +107,8 @@ def test_an_alarm_on_the_day_said_with_it():
     assert alarm_due("Tuesday at 7 am", UTC, tuesday) == _at("2026-12-08 07:00")  # next week
     with pytest.raises(ToolError, match="already passed today"):
         alarm_due("today at 7 am", UTC, tuesday)
+    late_night = _at("2026-12-01 00:50")  # not yet slept: "tomorrow" is the coming morning
+    assert alarm_due("6:30 tomorrow", UTC, late_night) == _at("2026-12-01 06:30")
 
 
 def test_a_day_said_in_the_label_moves_to_the_time(tmp_path):

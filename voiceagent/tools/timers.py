@@ -223,6 +223,10 @@ _DAY = re.compile(
 """A day said with the time: "7 am tomorrow", "tomorrow at 7", "Friday at 9", "9 tonight"."""
 
 
+NIGHT_ENDS = 4
+"""Before this hour people still say "tomorrow" for the coming morning."""
+
+
 def said_day(text: str, base: datetime) -> tuple[str, int | None, bool]:
     """(the time without its day, days from `base` to that day or None if no day was said,
     whether the day was a weekday's name: "Tuesday at 9" said on a Tuesday after 9 is next
@@ -235,6 +239,8 @@ def said_day(text: str, base: datetime) -> tuple[str, int | None, bool]:
         rest += " tonight"
     if found[4]:
         return rest, (_WEEKDAYS.index(found[4].lower()) - base.weekday()) % 7, True
+    if found[2] and base.hour < NIGHT_ENDS:  # at 1 AM "tomorrow at 7" is this morning
+        return rest, 0, False
     return rest, 2 if found[1] else 1 if found[2] else 0, False
 
 
