@@ -130,9 +130,12 @@ def test_a_sum_may_use_the_factor_between_units_the_user_named_but_no_other_numb
     assert unsaid_words("15 percent of 80", "tell me a fun fact about the moon") == ["15", "80"]
 
 
-def test_a_destructive_call_on_an_unrelated_request_is_refused(tmp_path: Path):
+@pytest.mark.parametrize("args", [{}, {"part": "all"}])
+def test_a_destructive_call_on_an_unrelated_request_is_refused(tmp_path: Path, args):
+    """Also with a parameter the tool does not have: the 0.5B's forget_conversation(part=
+    "all") on "I forgot what I was going to say." skipped every guard and ran."""
     model = ScriptedChatModel()
-    model.enqueue(calls(("forget_conversation", {})))
+    model.enqueue(calls(("forget_conversation", args)))
     model.enqueue("I can't make phone calls.")
     forgotten: list[bool] = []
     box = build_tools(load_config(None), ToolContext(

@@ -453,11 +453,12 @@ class _Turn:
         self.a.events.emit(ToolCallStart(call.id, call.name, call.args, call.bad_json))
         start = time.monotonic()
         tool = self.a.tools.get(call.name)
-        if tool is not None and not self.a.tools.validation_error(call):
+        runs = self.a.tools.runnable(call)  # with an unknown parameter too: guarded all the same
+        if tool is not None and runs is not None:
             if self.doubtful and tool.writes:
                 self.misheard = True
                 return self._result(call, DOUBTFUL, True, start)
-            grounding = ground(tool, call.args, self.new[0].text, earlier=self._said_before(),
+            grounding = ground(tool, runs.args, self.new[0].text, earlier=self._said_before(),
                                answering=self._answering(),
                                template=call.id.startswith(LOCAL_ID))
             if grounding.error:

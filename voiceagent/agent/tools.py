@@ -238,6 +238,12 @@ class ToolRegistry:
             return "Error: " + " ".join(_describe(e, t.parameters) for e in errors[:3])
         return None
 
+    def runnable(self, call: ToolCall) -> ToolCall | None:
+        """`call` as `run` would run it (numbers written as strings read, unknown parameters
+        left out), or None when it cannot run: the guards must see what will run."""
+        fixed, _ignored = self._without_unknown(self._with_numbers(call))
+        return None if self.validation_error(fixed) else fixed
+
     def run(self, call: ToolCall) -> tuple[str, bool]:
         """Run a validated call; returns (result text, is_error). Never raises.
 
