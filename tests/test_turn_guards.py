@@ -147,6 +147,16 @@ def test_a_destructive_call_on_an_unrelated_request_is_refused(tmp_path: Path, a
     assert spoken == "I can't make phone calls."
 
 
+def test_asked_not_to_delete_the_turn_ends_with_nothing_deleted(tools):
+    """The 0.5B called clear_list three times for "Don't clear the shopping list yet." and
+    the turn ended in "I kept repeating the same step"; now the first refusal ends it."""
+    tools.get("add_to_list")(list_name="shopping", items="apples")
+    model = ScriptedChatModel().enqueue(calls(("clear_list", {"list_name": "shopping"})))
+    agent, _ = make(model, tools)
+    result, spoken = run(agent, "Don't clear the shopping list yet.")
+    assert spoken == "OK, I'll leave it as it is." and len(model.requests) == 1
+    assert "apples" in tools.get("read_list")(list_name="shopping")
+
 def test_nothing_that_writes_runs_on_a_doubtful_transcript(tools):
     model = ScriptedChatModel().enqueue(calls(("set_timer", {"duration": "3 hours"})))
     agent, _ = make(model, tools)

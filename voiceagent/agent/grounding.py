@@ -157,6 +157,17 @@ def clearly_asked_to_destroy(utterance: str) -> bool:
     return False
 
 
+def asked_not_to_destroy(utterance: str) -> bool:
+    """"Don't clear the shopping list yet.", "Don't cancel the pasta timer": a deleting verb
+    the user said not to do."""
+    return any(_NEGATED.search(utterance[: found.start()])
+               for pattern in (_DESTROY, _VERB_IT) for found in pattern.finditer(utterance))
+
+
+KEPT_SENTENCE = "OK, I'll leave it as it is."
+"""Said when the user asked not to delete something and the model tried to anyway."""
+
+
 @dataclass(frozen=True)
 class Grounding:
     """What the user's words allow of one call: an `error` for the model (not run), or the
@@ -166,7 +177,8 @@ class Grounding:
     error: str | None = None
     drop: tuple[str, ...] = ()
     ask: str = ""
-    """With `error`: the question for the user, since they said nothing the call needs."""
+    """With `error`: what to tell the user instead of another model pass: the question for
+    something they did not say ("For how long?"), or that nothing was deleted."""
 
 
 def ground(tool: Tool, args: dict[str, Any], utterance: str, *, earlier: str = "",
@@ -181,7 +193,7 @@ def ground(tool: Tool, args: dict[str, Any], utterance: str, *, earlier: str = "
     counts for writes too.
     """
     if tool.destroys and not template and not clearly_asked_to_destroy(utterance):
-        return Grounding(error=(
+        return Grounding(ask=KEPT_SENTENCE if asked_not_to_destroy(utterance) else "", error=(
             f"Error: not run. The user did not ask to delete or forget anything, and "
             f"{tool.name} destroys data. Answer what the user actually asked; if no tool "
             f"can do it, say so plainly."))
