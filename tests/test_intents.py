@@ -407,7 +407,7 @@ def test_stop_thanks_and_timer_changes_need_no_tool(commands, said, intent, repl
 NOT_COMMANDS = [
     "tell me a fun fact about the moon", "What is the capital of France?", "Who wrote Hamlet?",
     "what is love", "what's the meaning of life", "tell me a joke",
-    "what can you do", "what is a timer", "how do I make pasta",
+    "what can you do about it", "what is a timer", "how do I make pasta",
     "how long should I boil an egg", "how long does it take to boil an egg", "set the table",
     "I need to remember to call mom", "remind me to buy milk", "who is the president",
     "how far is the moon", "what time does the store close", "explain quantum computing",
@@ -568,3 +568,27 @@ def test_corrections_and_mixed_requests_go_to_the_llm(commands, said):
 ])
 def test_greetings_are_answered_and_never_hide_the_request(commands, said, intent):
     assert commands.match(said).intent == intent
+
+
+@pytest.mark.parametrize("said, intent", [
+    ("What's your name?", "about_me"), ("Who are you?", "about_me"),
+    ("What can you do?", "capabilities"), ("Help!", "capabilities"),
+    ("Say that again.", "repeat_answer"), ("Sorry, what did you say?", "repeat_answer"),
+    ("What did I ask you before?", "last_request"),
+    ("What was the last thing I said?", "last_request"),
+    ("Start a stopwatch.", "unsupported_stopwatch"),
+])
+def test_questions_about_the_assistant_and_the_conversation(commands, said, intent):
+    """Answered from the tools and the session (agent/about.py, agent/recall.py): small
+    models said "My name is [Your Name]." and quoted the worked example as history."""
+    assert commands.match(said).intent == intent
+
+
+def test_what_it_can_do_names_only_enabled_tools():
+    from voiceagent.agent.about import about
+
+    some = about("capabilities", {"set_timer", "set_alarm", "add_to_list", "get_time"})
+    assert some.startswith("I can set timers, alarms and reminders, keep lists and tell the "
+                           "time and date, and answer questions.")
+    assert "timers" not in about("capabilities", {"get_time"})
+    assert about("about_me", set()).startswith("I'm your voice assistant")

@@ -27,6 +27,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
+from voiceagent.agent.about import INTENTS as ABOUT
+from voiceagent.agent.about import about
 from voiceagent.agent.events import (
     Cancelled,
     Cap,
@@ -266,6 +268,7 @@ class _Turn:
         self.spoken.dropped.clear()
         self.retry_note = (NO_SUCH_TOOL_NOTE.format(unknown[0]) if unknown
                            else RETRY_NOTE.format(reasons))
+        self.spoken.errors.append(self.retry_note)  # a small model may read it back
         return True
 
     def _local(self) -> TurnResult | None:
@@ -280,7 +283,8 @@ class _Turn:
         self.a.events.emit(LocalCommand(match.intent, match.tool))
         if match.tool is None:
             known = (recall(match.intent, self.history, self._is_recall)
-                     if match.intent in RECALLED else "")
+                     if match.intent in RECALLED else
+                     about(match.intent, self.a.tools) if match.intent in ABOUT else "")
             return self._end("done", known or match.reply)
         call = ToolCall(f"{LOCAL_ID}{time.monotonic_ns() % 10**9}", match.tool,
                         dict(match.args))

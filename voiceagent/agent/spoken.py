@@ -16,7 +16,8 @@ from voiceagent.speech.sentences import SentenceSplitter
 
 _ERROR = re.compile(r"\berror\b\s*:|\btraceback\b|\bexception\b\s*:|\bnot run\b\s*:", re.I)
 _JSON = re.compile(r"[{}\[\]]\s*\"|\"\s*:\s*[\[{\"\d]|^\s*[{\[]|[}\]]\s*$")
-_PLACEHOLDER = re.compile(r"\[[^\]]{1,60}\]|<[a-z_ ]{2,40}>|\{\{?[^}]{1,40}\}?\}", re.I)
+_PLACEHOLDER = re.compile(r"\[[^\]]{1,60}\]|<[a-z_ ]{2,40}>|\{\{?[^}]{1,40}\}?\}|"
+                          r"\bplaceholder\b", re.I)
 
 
 def _words(text: str) -> list[str]:
