@@ -90,3 +90,16 @@ def test_split_items():
 ])
 def test_where_the_items_go_is_no_item(said: str, items: list[str]):
     assert split_items(said) == items
+
+
+def test_a_pronoun_is_no_item(tmp_path):
+    """"We're out of coffee, put it on the shopping list": the 0.5B passed "put it on the
+    shopping list", and "put it" became an item of a new list."""
+    from voiceagent.errors import ToolError
+    from voiceagent.tools.lists import make_tools
+
+    tools, _lists = make_tools(tmp_path, {})
+    add = next(t for t in tools if t.name == "add_to_list")
+    with pytest.raises(ToolError, match="names no item"):
+        add(list_name="shopping", items="put it on the shopping list")
+    assert add(list_name="shopping", items="coffee") == "Added coffee to your new shopping list."

@@ -48,6 +48,10 @@ _DESTINATION = re.compile(r"(?:^|\s)(?:to|on|onto|in|into)\s+(?:the|my|our|your|
 """Where the items go, said with them: "bread to my shopping list" (the model passes it on)."""
 _NOT_ITEMS = frozenset("then also too as well please now okay ok oh um uh".split())
 """Words left between "and"s that are no item: "milk, and then to my list"."""
+_POINTING = re.compile(r"(?:(?:put|add|write|get|buy|stick|pop)\s+)?(?:it|that|this|them|those|"
+                       r"these|one)(?:\s+(?:down|up|on|in))?")
+"""A verb and a pronoun, which names no item: the 0.5B passed "put it" for "We're out of
+coffee, put it on the shopping list"."""
 
 
 def split_items(text: str) -> list[str]:
@@ -58,6 +62,9 @@ def split_items(text: str) -> list[str]:
     for part in parts:
         part = _DESTINATION.sub("", part.strip(" .!?\"'"))
         part = re.sub(r"^\s*(?:some|a|an|the|more)\s+", "", part).strip(" .!?\"'")
+        if _POINTING.fullmatch(part.lower()):
+            raise ToolError(f"{part!r} names no item: pass the things themselves, as the user "
+                            "named them (e.g. items='coffee').")
         if part and part not in _NOT_ITEMS and part not in items:
             items.append(part)
     return items
