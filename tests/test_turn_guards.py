@@ -38,6 +38,9 @@ class Matcher:
     def match(self, text: str) -> Match | None:
         return self.result if text == self.text else None
 
+    def follow_up(self, text: str, history: object) -> list[Match]:
+        return []
+
 
 @pytest.fixture
 def tools(tmp_path: Path):
@@ -259,6 +262,35 @@ def test_say_that_again_and_what_did_i_ask_come_from_the_conversation_not_the_ex
                     "What did I ask you before?": "You asked: Who wrote Hamlet?"}
     _result, spoken = run(agent, "What did I ask you before?")  # a new conversation
     assert spoken == "You haven't asked me anything yet."
+
+def test_it_and_that_point_at_the_last_exchange(tools):
+    """"Cancel it" after setting a timer matched "never mind": the user heard "OK." and the
+    timer kept running; "Actually make it 12 minutes" set a second timer beside the first."""
+    from voiceagent.intents import LocalCommands
+
+    agent, _ = make(ScriptedChatModel(), tools, local=LocalCommands(tools))
+    history: list[Message] = []
+
+    def say(text: str) -> str:
+        spoken: list[str] = []
+        result = agent.run_turn(history, text, on_text=spoken.append)
+        history.extend(result.messages)
+        return "".join(spoken).strip()
+
+    assert say("Set a pasta timer for 10 minutes.") == "Timer set for 10 minutes: pasta."
+    assert say("Actually, make it 12 minutes.") == (
+        "Cancelled the 10 minute pasta timer. Timer set for 12 minutes: pasta.")
+    assert say("Cancel it.") == "Cancelled the 12 minute pasta timer."
+    assert tools.get("list_timers")() == "You have no timers or alarms set."
+    assert say("Add milk to my shopping list.") == "Added milk to your new shopping list."
+    assert say("No, take it off.") == "Removed milk from your shopping list."
+    assert say("Cancel that.") == "OK."  # nothing of the last exchange to cancel: never mind
+    say("Set a tea timer for 3 minutes.")
+    say("Set an egg timer for 5 minutes.")
+    say("How much time is left?")
+    assert say("Cancel it.").startswith("Which one? You have the 3 minute tea timer")
+    assert say("The egg one.") == "Cancelled the 5 minute egg timer."
+
 
 def test_a_local_match_whose_tool_fails_goes_to_the_model(tools):
     model = ScriptedChatModel().enqueue("A timer can be at most 7 days long.")

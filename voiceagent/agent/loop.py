@@ -79,6 +79,9 @@ DECLINED = "the user declined"
 CANCELLED = "cancelled by the user"
 LOCAL_ID = "local_"
 """Call ids of local commands start with this."""
+FOLLOW_ID = f"{LOCAL_ID}follow_"
+"""Call ids of commands pointing at the last exchange ("cancel it"): the user's words of that
+exchange count as said for them ("pasta" for "make it 12 minutes")."""
 DOUBTFUL = ("Error: not run: the speech recogniser was unsure what the user said, so nothing "
             "that changes anything may run. Ask the user to repeat.")
 
@@ -100,6 +103,10 @@ class LocalMatcher(Protocol):
     """Recognises known commands without the model (voiceagent.intents.LocalCommands)."""
 
     def match(self, text: str) -> LocalMatch | None: ...
+
+    def follow_up(self, text: str, history: Sequence[Message]) -> Sequence[LocalMatch]:
+        """The commands `text` gives by pointing at the last exchange ("cancel it")."""
+        ...
 
 
 @dataclass
@@ -274,10 +281,13 @@ class _Turn:
     def _local(self) -> TurnResult | None:
         """Answer a recognised command without the model; None lets the model answer.
 
-        The exchange is recorded as an ordinary call, result and answer, so the model sees
+        The exchange is recorded as ordinary calls, results and answer, so the model sees
         it in later turns. A call that fails is dropped and the model gets the request."""
         text = self.new[0].text
-        match = self.a.local.match(text) if self.a.local is not None else None
+        if self.a.local is None:
+            return None
+        matches = list(self.a.local.follow_up(text, self.history))
+        match = matches[0] if matches else self.a.local.match(text)
         if match is None:
             return None
         self.a.events.emit(LocalCommand(match.intent, match.tool))
@@ -286,24 +296,26 @@ class _Turn:
                      if match.intent in RECALLED else
                      about(match.intent, self.a.tools) if match.intent in ABOUT else "")
             return self._end("done", known or match.reply)
-        call = ToolCall(f"{LOCAL_ID}{time.monotonic_ns() % 10**9}", match.tool,
-                        dict(match.args))
-        self.new.append(Message("assistant", "", (call,)))
-        stop = self._run_calls((call,))
+        prefix = FOLLOW_ID if matches else LOCAL_ID
+        calls = tuple(ToolCall(f"{prefix}{time.monotonic_ns() % 10**9}{i}", m.tool, dict(m.args))
+                      for i, m in enumerate(matches or [match]) if m.tool is not None)
+        self.new.append(Message("assistant", "", calls))
+        stop = self._run_calls(calls)
         if stop == "misheard":
             return self._end("misheard", MISHEARD_SENTENCE)
         if stop == "cancelled":
             return self._cancelled("tools")
-        _call, result, is_error = self.results[-1]
-        if result == DECLINED:
+        done = self.results[-len(calls):]
+        if any(result == DECLINED for _c, result, _e in done):
             return self._end("done", DECLINED_SENTENCE)
-        if is_error:  # the template guessed wrong: the model gets the request afresh
+        if any(is_error for _c, _r, is_error in done):
+            # the template guessed wrong: the model gets the request afresh
             self.new = self.new[:1]
             self.results = []
             self.answered = {}
             self.spoken = self._spoken_filter(text)
             return None
-        return self._end("done", match.reply or spoken_result(result))
+        return self._end("done", match.reply or " ".join(spoken_result(r) for _c, r, _e in done))
 
     def _is_recall(self, text: str) -> bool:
         """`text` asked about the conversation itself ("Say that again")."""
@@ -463,7 +475,8 @@ class _Turn:
                 self.misheard = True
                 return self._result(call, DOUBTFUL, True, start)
             grounding = ground(tool, runs.args, self.new[0].text, earlier=self._said_before(),
-                               answering=self._answering(),
+                               answering=self._answering() or (
+                                   self._last_request() if call.id.startswith(FOLLOW_ID) else ""),
                                template=call.id.startswith(LOCAL_ID))
             if grounding.error:
                 self.question = self.question or grounding.ask
@@ -482,6 +495,10 @@ class _Turn:
                 and said[-1].text.rstrip().endswith("?"):
             return said[-2].text
         return ""
+
+    def _last_request(self) -> str:
+        """What the user said in the last exchange."""
+        return next((m.text for m in reversed(self.history) if m.role == "user"), "")
 
     def _said_before(self) -> str:
         """The user's words in the last few turns, for reads that refer back to them."""

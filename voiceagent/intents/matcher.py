@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -17,7 +18,7 @@ import yaml
 from hassil import Intents, parse_sentence, recognize_all
 from hassil.recognize import RecognizeResult
 
-from voiceagent.agent.messages import ToolCall
+from voiceagent.agent.messages import Message, ToolCall
 from voiceagent.agent.tools import ToolRegistry
 from voiceagent.intents import slots
 from voiceagent.intents.normalize import clean
@@ -114,6 +115,16 @@ class LocalCommands:
             return f"{{{list_name}:{param}}}"
 
         return re.sub(r"\{(\w+)\}", slot, sentence)
+
+    def follow_up(self, text: str, history: Sequence[Message]) -> list[LocalMatch]:
+        """The commands `text` gives by pointing at the last exchange ("cancel it" after a
+        timer was set); [] otherwise (intents/follow_up.py)."""
+        from voiceagent.intents.follow_up import follow_up
+
+        found = follow_up(text, history)
+        if found and found[0].intent == "timer_which" and self.match(text) is not None:
+            return []  # "Never mind.", "Cancel all of them." answer "Which one?" themselves
+        return found if all(m.tool is None or m.tool in self.registry for m in found) else []
 
     def match(self, text: str) -> LocalMatch | None:
         """The command in `text`, or None: send it to the LLM unchanged."""
