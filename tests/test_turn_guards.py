@@ -5,6 +5,7 @@ request, no error text or JSON read aloud, local commands before the model, one 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -290,6 +291,17 @@ def test_it_and_that_point_at_the_last_exchange(tools):
     say("How much time is left?")
     assert say("Cancel it.").startswith("Which one? You have the 3 minute tea timer")
     assert say("The egg one.") == "Cancelled the 5 minute egg timer."
+    assert say("Set an alarm for 7:15 am.").startswith("Alarm set for 7:15 AM")
+    assert say("Make it 7:30.").startswith("Cancelled the 7:15 AM alarm. Alarm set for 7:30 AM")
+    say("Set an alarm for Friday at 9 am.")
+    assert say("Make it 10.").startswith("Cancelled the 9:00 AM alarm. Alarm set for 10:00 AM")
+    listing = tools.get("list_timers")()
+    assert "10:00 AM" in listing and "9:00 AM" not in listing
+    if f"{datetime.now():%A}" not in ("Thursday", "Friday"):  # else "tomorrow" or "today"
+        assert "10:00 AM on Friday" in listing  # the day is kept
+    say("Put apples and cheese on my grocery list.")
+    assert say("How many things are on it?") == (
+        "Your shopping list has 2 items: apples and cheese.")
 
 
 def test_a_local_match_whose_tool_fails_goes_to_the_model(tools):
