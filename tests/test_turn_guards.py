@@ -422,3 +422,27 @@ def test_an_alarm_nobody_gave_a_time_asks_for_it_and_the_answer_keeps_the_label(
     agent, _ = make(model, tools)
     result, spoken = run(agent, "Set a timer for ten minutes.")  # a wrong number: the model
     assert result.tool_calls[0][2] is True and spoken == "Which length did you mean?"
+
+
+def test_a_weekday_nobody_gave_is_not_said():
+    """Asked "What day of the week is it?" without the clock, the 1.5B said "Monday" on a
+    Tuesday; a weekday from the user or a tool is fine."""
+    assert unspeakable("The current day of the week is Monday.",
+                       known=["What day of the week is it?"]) == "a weekday no tool gave"
+    assert unspeakable("Your plumber comes on Monday.",
+                       known=["The plumber comes on Monday."]) == ""
+
+
+def test_a_question_only_for_a_request_about_that_tool(tools):
+    """"Turn up the volume." -> set_alarm with a made-up time: not "For what time?" (the
+    user asked for no alarm), the model hears why and answers."""
+    model = ScriptedChatModel().enqueue(
+        calls(("set_alarm", {"time": "10:00 am", "label": "music"}))).enqueue(
+        "I can't change the volume here.")
+    agent, _ = make(model, tools)
+    _result, spoken = run(agent, "Turn up the volume.")
+    assert spoken == "I can't change the volume here." and len(model.requests) == 2
+    model = ScriptedChatModel().enqueue(calls(("set_alarm", {"time": "7:30"})))
+    agent, _ = make(model, tools)
+    _result, spoken = run(agent, "Set an alarm.")
+    assert spoken == "For what time?"

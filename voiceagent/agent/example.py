@@ -22,14 +22,15 @@ _EXAMPLES: dict[str, tuple[str, dict[str, str], str, str]] = {
 }
 """In order of preference; the first whose tool is available is used."""
 
-_PLAIN = (Message("user", "Who painted the Mona Lisa?"),
-          Message("assistant", "Leonardo da Vinci painted the Mona Lisa."),
-          Message("user", "How long should I boil an egg?"),
+_PLAIN = (Message("user", "How long should I boil an egg?"),
           Message("assistant", "About nine minutes for a hard-boiled egg, six for a soft one."),
           Message("user", "Will it rain tomorrow?"),
           Message("assistant", "Sorry, I can't check the weather here."))
-"""Questions answered without a tool: a general one (without it, small models call some tool
-for everything) and one no tool can serve (without it, they misuse a tool or make up facts)."""
+"""Questions answered without a tool: a general how-to one (without it, small models call some
+tool for everything; with a fact question in its place, the 1.5B refused recipes and advice in
+the refusal's words) and one no tool can serve (without it, they misuse a tool or make up
+facts). Three such exchanges were too many: the 1.5B then answered "What time is it?" without
+the clock."""
 
 
 def worked_example(tools: Container[str]) -> tuple[Message, ...]:

@@ -98,6 +98,14 @@ def says_no_number(utterance: str) -> bool:
                 or _NOON.search(utterance))
 
 
+def on_topic(tool: Tool, utterance: str) -> bool:
+    """The user named what the tool is for (a word of its description, "alarm", "wake",
+    "remind"): only then is its question theirs to answer. Asked "Turn up the volume.", the
+    0.5B called set_alarm and the user heard "For what time?"."""
+    about = {w[:5] for w in words(tool.description) if len(w) >= 4}
+    return any(w[:5] in about for w in words(utterance) if len(w) >= 4)
+
+
 def unsaid_numbers(value: str, utterance: str) -> list[str]:
     """The numbers in `value` (a duration, a clock time) the user did not say, allowing the
     ways a model writes what was said: "half an hour" 30 minutes, "quarter past" 15, "an
@@ -224,7 +232,7 @@ def ground(tool: Tool, args: dict[str, Any], utterance: str, *, earlier: str = "
                 problems.append(f"{param} {value!r} has numbers the user never said "
                                 f"({', '.join(unsaid)})")
                 invented |= says_no_number(utterance) and not tool.asks
-                if param in required and says_no_number(utterance):
+                if param in required and says_no_number(utterance) and on_topic(tool, utterance):
                     ask = ask or dict(tool.asks).get(param, "")
     if problems:
         return Grounding(ask=ask, error=(

@@ -20,6 +20,11 @@ _PLACEHOLDER = re.compile(r"\[[^\]]{1,60}\]|<[a-z_ ]{2,40}>|\{\{?[^}]{1,40}\}?\}
                           r"\bplaceholder\b", re.I)
 
 
+_WEEKDAY = re.compile(r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday)", re.I)
+"""A day of the week in an answer must come from a tool or the user: asked "What day of the
+week is it?" without the clock, the 1.5B said "Monday" on a Tuesday."""
+
+
 def _words(text: str) -> list[str]:
     return re.findall(r"[a-z0-9']+", text.lower())
 
@@ -31,7 +36,8 @@ def unspeakable(sentence: str, errors: Sequence[str] = (), known: Sequence[str] 
                 ) -> str:
     """Why `sentence` must not be spoken ("" when it may): error text, JSON, a placeholder,
     a sentence that mostly repeats one of this turn's tool errors, or (when `known` is
-    given: the user's words and this turn's tool results) a clock time nobody told it."""
+    given: the user's words and this turn's tool results) a clock time or weekday nobody told
+    it."""
     if _ERROR.search(sentence):
         return "error text"
     if _JSON.search(sentence):
@@ -42,6 +48,9 @@ def unspeakable(sentence: str, errors: Sequence[str] = (), known: Sequence[str] 
         for time in _CLOCK.findall(sentence):
             if not any(time in fact for fact in known):
                 return "made-up time"
+        for day in _WEEKDAY.findall(sentence):
+            if not any(day.lower() in fact.lower() for fact in known):
+                return "a weekday no tool gave"
     said = _words(sentence)
     if len(said) >= 5:
         for error in errors:
