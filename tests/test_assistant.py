@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 
 from voiceagent.agent.events import Events, Recording
@@ -180,3 +181,27 @@ def test_a_missing_speaker_costs_one_log_line_not_the_answer(tmp_path: Path, cap
     assert len(tried) == 1
     warnings = [r for r in caplog.records if "could not speak" in r.getMessage()]
     assert len(warnings) == 1 and "no output device" in warnings[0].getMessage()
+
+
+def test_after_a_local_command_the_server_caches_the_conversation(tmp_path: Path) -> None:
+    """Local commands never reach the model, so the next question to it had to prefill all
+    of them first (4.0 s of first-token wait after four commands on the 1.5B; 0.3 s with this).
+    A long-running front end sends the conversation in the background after such a turn."""
+    from voiceagent.intents import LocalCommands
+
+    model = ScriptedChatModel().enqueue("Hello.")  # the keep-warm request's reply
+    assistant, _recording, _synth, _player, _session = make(tmp_path, model)
+    assistant.agent.local = LocalCommands(assistant.agent.tools)
+    assistant.keep_warm = True
+    outcome = assistant.answer_text("What time is it?")
+    assert outcome.answer == "It is 7:30 in the evening."
+    deadline = time.monotonic() + 5
+    while not model.requests and time.monotonic() < deadline:
+        time.sleep(0.01)
+    [warm] = model.requests
+    assert [m.text for m in warm.messages[-5:-1]] == [
+        "What time is it?", "", "It is 7:30 in the evening.", "It is 7:30 in the evening."]
+    assistant.keep_warm = False  # a one-shot ask: nothing in the background
+    assistant.answer_text("What time is it?")
+    time.sleep(0.2)
+    assert len(model.requests) == 1

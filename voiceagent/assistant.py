@@ -84,6 +84,10 @@ class Assistant:
         self._cancel = threading.Event()
         self._speech: SpeechOutput | None = None
         self._reset_requested = False
+        self.keep_warm = False
+        """After a turn the model never saw (a local command), have the server cache the
+        conversation in the background, so the next question to the model does not wait for
+        it (a long-running front end sets this; a one-shot ask exits at once)."""
 
     def answer_audio(
         self, audio: Audio, *, speech_end: float | None = None, wake_phrase: str = ""
@@ -165,6 +169,9 @@ class Assistant:
             result = self._run_agent(text, doubtful)
         self._save(result.messages)
         self.events.emit(TurnEnd(result.stop))
+        if self.keep_warm and not any(isinstance(e, Request) for e in recording.events):
+            threading.Thread(target=self.agent.warm_up, args=(tuple(self.history),),
+                             name="keep-warm", daemon=True).start()
         return TurnOutcome(
             transcript=transcript,
             answer=result.answer,

@@ -271,5 +271,6 @@ def build_assistant(
         events=events,
         transcriber=transcriber,
     )
+    assistant.keep_warm = mode in ("ptt", "kiosk", "daemon", "wyoming")  # they run on
     holder.append(assistant)
     return assistant
