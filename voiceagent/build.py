@@ -200,6 +200,17 @@ def build_synthesizer(config: Config) -> Synthesizer:
     return PiperSynthesizer(config.tts, config.models_dir)
 
 
+def keeps_warm(config: Config, mode: str) -> bool:
+    """Whether to have the server cache the conversation after turns the model never saw:
+    for the front ends that run on, against a server on this machine (no API key), so a paid
+    API never gets requests the user did not make."""
+    from voiceagent.agent.providers import PROVIDERS
+
+    table = PROVIDERS.get(config.llm.provider)
+    keyed = bool(config.llm.api_key_env or (table is not None and table.key_env))
+    return mode in ("ptt", "kiosk", "daemon", "wyoming") and not keyed
+
+
 def build_assistant(
     config: Config,
     stack: ExitStack,
@@ -271,6 +282,6 @@ def build_assistant(
         events=events,
         transcriber=transcriber,
     )
-    assistant.keep_warm = mode in ("ptt", "kiosk", "daemon", "wyoming")  # they run on
+    assistant.keep_warm = keeps_warm(config, mode)
     holder.append(assistant)
     return assistant

@@ -231,8 +231,9 @@ def ground(tool: Tool, args: dict[str, Any], utterance: str, *, earlier: str = "
             if unsaid:
                 problems.append(f"{param} {value!r} has numbers the user never said "
                                 f"({', '.join(unsaid)})")
-                invented |= says_no_number(utterance) and not tool.asks
-                if param in required and says_no_number(utterance) and on_topic(tool, utterance):
+                nothing_said = says_no_number(utterance)
+                invented |= nothing_said and not tool.asks
+                if param in required and nothing_said and on_topic(tool, utterance):
                     ask = ask or dict(tool.asks).get(param, "")
     if problems:
         return Grounding(ask=ask, error=(

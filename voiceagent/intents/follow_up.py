@@ -69,7 +69,8 @@ def _last_exchange(history: Sequence[Message]) -> list[tuple[str, str]]:
     return results
 
 
-def _made(tool: str, result: str, args_items: str = "") -> _Made | None:
+def _made(tool: str, result: str) -> _Made | None:
+    """What one tool result says was made or touched; None for anything else."""
     if tool == "set_timer" and (m := _TIMER.match(result)):
         label = m["label"] or ""
         return _Made(tool, label or re.sub(r"(minute|hour|second)s\b", r"\1", m["length"]), label)

@@ -46,7 +46,7 @@ def local_zone(name: str) -> tzinfo | None:
         raise ToolError(f"the configured time zone {name!r} is unknown. {ZONE_HINT}") from None
 
 
-_WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 _DAYS_AHEAD = {"tomorrow": 1, "yesterday": -1, "the day after tomorrow": 2,
                "day after tomorrow": 2, "the day before yesterday": -2,
                "day before yesterday": -2, "next week": 7, "in a week": 7,
@@ -63,8 +63,8 @@ def days_ahead(text: str, today: datetime) -> int | None:
     if found:
         return int(found[1]) if found[1] else -int(found[2])
     found = re.fullmatch(r"(?:next |this |on |coming )?(\w+day)", said)
-    if found and found[1] in _WEEKDAYS:
-        return (_WEEKDAYS.index(found[1]) - today.weekday() - 1) % 7 + 1
+    if found and found[1] in WEEKDAYS:
+        return (WEEKDAYS.index(found[1]) - today.weekday() - 1) % 7 + 1
     return None
 
 

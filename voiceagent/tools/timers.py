@@ -23,7 +23,7 @@ from typing import Literal
 from voiceagent.agent.tools import Tool, tool
 from voiceagent.atomic import write_atomic
 from voiceagent.errors import ToolError
-from voiceagent.tools.clock import local_zone, spoken_time
+from voiceagent.tools.clock import WEEKDAYS, days_ahead, local_zone, spoken_time
 from voiceagent.tools.words import (
     numbers_in,
     parse_clock_time,
@@ -215,11 +215,10 @@ def spoken_length(seconds: float) -> str:
     return spoken_duration(seconds)
 
 
-_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _DAY = re.compile(
-    r"\b(?:on\s+)?(?:(the\s+day\s+after\s+tomorrow|day\s+after\s+tomorrow)|(tomorrow)|"
-    r"(today|tonight|this\s+(?=morning|afternoon|evening))|"
-    r"(?:next\s+|this\s+|coming\s+)?(" + "|".join(_WEEKDAYS) + r"))\b", re.I)
+    r"\b(?:on\s+)?(?:(the\s+day\s+after\s+tomorrow|day\s+after\s+tomorrow|tomorrow|"
+    r"(?:next\s+|this\s+|coming\s+)?(?:" + "|".join(WEEKDAYS) + r"))|"
+    r"(today|tonight|this\s+(?=morning|afternoon|evening)))\b", re.I)
 """A day said with the time: "7 am tomorrow", "tomorrow at 7", "Friday at 9", "9 tonight"."""
 
 
@@ -235,13 +234,16 @@ def said_day(text: str, base: datetime) -> tuple[str, int | None, bool]:
     if not found:
         return text, None, False
     rest = (text[:found.start()] + " " + text[found.end():]).strip()
-    if found[3] and found[3].lower() == "tonight":
-        rest += " tonight"
-    if found[4]:
-        return rest, (_WEEKDAYS.index(found[4].lower()) - base.weekday()) % 7, True
-    if found[2] and base.hour < NIGHT_ENDS:  # at 1 AM "tomorrow at 7" is this morning
-        return rest, 0, False
-    return rest, 2 if found[1] else 1 if found[2] else 0, False
+    if found[2]:  # today, tonight, this morning
+        return rest + (" tonight" if found[2].lower() == "tonight" else ""), 0, False
+    phrase = found[1].lower()
+    offset = days_ahead(phrase, base) or 0  # the pattern holds only phrases it knows
+    weekly = phrase.split()[-1] in WEEKDAYS
+    if weekly:
+        offset %= 7  # "Tuesday at 9" on a Tuesday: today, or next week once it has passed
+    elif offset == 1 and base.hour < NIGHT_ENDS:
+        offset = 0  # at 1 AM "tomorrow at 7" is this morning
+    return rest, offset, weekly
 
 
 def alarm_due(text: str, zone: tzinfo | None, now: float) -> float:
