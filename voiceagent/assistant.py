@@ -84,6 +84,9 @@ class Assistant:
         self._cancel = threading.Event()
         self._speech: SpeechOutput | None = None
         self._reset_requested = False
+        self._warm_history: tuple[Message, ...] = ()
+        self._warm_due = threading.Event()
+        self._warmer: threading.Thread | None = None
         self.keep_warm = False
         """After a turn the model never saw (a local command), have the server cache the
         conversation in the background, so the next question to the model does not wait for
@@ -170,8 +173,7 @@ class Assistant:
         self._save(result.messages)
         self.events.emit(TurnEnd(result.stop))
         if self.keep_warm and not any(isinstance(e, Request) for e in recording.events):
-            threading.Thread(target=self.agent.warm_up, args=(tuple(self.history),),
-                             name="keep-warm", daemon=True).start()
+            self._warm(tuple(self.history))
         return TurnOutcome(
             transcript=transcript,
             answer=result.answer,
@@ -198,6 +200,22 @@ class Assistant:
         if self._cancel.is_set() and result.stop != "cancelled":
             return cut_short(result, speech.heard)
         return result
+
+    def _warm(self, history: tuple[Message, ...]) -> None:
+        """Have the server cache `history`, on one worker thread: the newest conversation
+        wins, and a burst of local commands costs one thread, not one each."""
+        self._warm_history = history
+        self._warm_due.set()
+        if self._warmer is None:
+            self._warmer = threading.Thread(target=self._warm_loop, name="keep-warm",
+                                            daemon=True)
+            self._warmer.start()
+
+    def _warm_loop(self) -> None:
+        while True:
+            self._warm_due.wait()
+            self._warm_due.clear()
+            self.agent.warm_up(self._warm_history)
 
     def _save(self, new_messages: list[Message]) -> None:
         if self._reset_requested:
