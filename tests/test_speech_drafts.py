@@ -94,8 +94,10 @@ def test_words_that_trail_off_get_a_longer_pause(speech):
 @pytest.mark.real
 def test_speech_during_the_draft_keeps_the_utterance_going(speech):
     first = speech("What time is it", lead_s=0.5, tail_s=0.0)
+    first = Audio(first.samples[: -int(0.2 * first.rate)], first.rate)  # piper's own pause
     rest = speech("in Tokyo?", lead_s=0.0, tail_s=2.0)
-    # the draft takes 0.4 s; the speaker goes on while it runs, before early_end_ms of silence
+    # the speaker goes on before early_end_ms of silence, while the draft runs; how long the
+    # draft takes on this machine (0.4 s here) changes nothing the listener decides
     slow = Scripted("What time is it?", seconds=0.4)
     heard, _, _ = listen([first, Audio.silence(0.35), rest], slow)
     assert len(heard) == 1 and slow.calls >= 1

@@ -507,5 +507,10 @@ class FakeBlockSource:
     def drain(self, keep: int = 0) -> list[tuple[np.ndarray, bool]]:
         return []
 
+    def queued(self) -> int:
+        """Nothing waits unread: a script plays as fast as it is read (stream time stands
+        still while the listener works, whatever the machine's speed)."""
+        return 0
+
     def close(self) -> None:
         self.closed = True

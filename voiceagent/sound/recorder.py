@@ -25,7 +25,6 @@ come back as empty audio, so noise never reaches the language model.
 from __future__ import annotations
 
 import logging
-import math
 import queue
 import threading
 import time
@@ -68,6 +67,12 @@ class BlockSource(Protocol):
 
     def drain(self, keep: int = 0) -> list[Block]:
         """Throw away what is queued except the newest `keep` blocks, which are returned."""
+        ...
+
+    def queued(self) -> int:
+        """Blocks captured but not read yet: how far the reader lags behind the stream. The
+        listener measures its own work (a draft) in these, so what it decides depends on the
+        audio, never on the speed of the machine (a file source queues nothing)."""
         ...
 
     def close(self) -> None: ...
@@ -135,6 +140,9 @@ class _BlockStream:
             self._last_block = time.monotonic()
             self._convert(raw)
         return self._ready.popleft()
+
+    def queued(self) -> int:
+        return self.queue.qsize() + len(self._ready)
 
     def drain(self, keep: int = 0) -> list[Block]:
         while True:
@@ -331,18 +339,19 @@ class MicRecorder:
         meanwhile: end once the pause is long enough if they are a whole command or sound
         finished and nobody spoke since, hold the window longer if they trail off, else go
         on as usual."""
-        started = time.monotonic()
         try:
             draft = drafts.draft(cutter.peek())
         except Exception as exc:  # e.g. a remote Whisper gone: the silence window decides
             log.debug("draft transcription failed: %s", exc)
             return None
-        took_ms = (time.monotonic() - started) * 1000
+        # the draft's cost in stream time: what the stream captured meanwhile (nothing for a
+        # file), so where an utterance ends never depends on how fast this machine is
+        arrived = stream.queued()
+        took_ms = arrived * BLOCK_MS
         self._draft_ms = 0.7 * self._draft_ms + 0.3 * took_ms  # the next drafts start that early
         cutter.draft_lead_ms = self._draft_ms + BLOCK_MS
         if draft.verdict is Verdict.TRAILING:  # before the backlog: it may reach silence_ms
             cutter.hold(self._config.hold_ms)
-        arrived = math.ceil(took_ms / BLOCK_MS)
         read = 0
         ends = draft.verdict in (Verdict.FINISHED, Verdict.COMMAND)
         command = draft.verdict is Verdict.COMMAND
