@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import logging
 import queue
-import re
 import threading
 import time
 from collections.abc import Callable
@@ -21,6 +20,7 @@ from typing import Protocol
 from voiceagent.assistant import Assistant, TurnOutcome
 from voiceagent.audio import Audio
 from voiceagent.errors import VoiceAgentError
+from voiceagent.language import lexicon
 from voiceagent.ports import ContinuousListener, Recorder
 from voiceagent.speech.wakegate import WakeGate
 from voiceagent.triggers import KeySource
@@ -324,13 +324,9 @@ class Replies:
         return True
 
 
-STOP_WORDS = {"stop", "cancel", "quiet", "enough", "nevermind", "shush", "silence"}
-
-
 def is_stop(text: str) -> bool:
-    """A spoken stop command: "stop", "cancel", "never mind", "be quiet"."""
-    words = re.findall(r"[a-z']+", text.lower())
-    return bool(set(words) & STOP_WORDS) or "never mind" in " ".join(words)
+    """A spoken stop command: "stop", "cancel", "never mind", "be quiet" (lexicon "stop")."""
+    return lexicon().has("stop", text)
 
 
 def asks_back(answer: str) -> bool:
@@ -338,15 +334,10 @@ def asks_back(answer: str) -> bool:
     return answer.rstrip().rstrip("\"')").endswith("?")
 
 
-YES = {"yes", "yeah", "yep", "yup", "sure", "ok", "okay", "allow", "confirm", "confirmed",
-       "affirmative", "correct", "please", "proceed", "go"}
-NO = {"no", "nope", "don't", "dont", "not", "cancel", "stop", "deny", "never", "negative"}
-
-
 def is_yes(reply: str) -> bool:
-    """A spoken yes; any negative word wins, silence is no."""
-    words = set(re.findall(r"[a-z']+", reply.lower()))
-    return bool(words & YES) and not (words & NO)
+    """A spoken yes; any negative word wins, silence is no (lexicon "yes" and "no")."""
+    lex = lexicon()
+    return lex.has("yes", reply) and not lex.has("no", reply)
 
 
 class VoiceApprover:

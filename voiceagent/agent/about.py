@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Container
 
 INTENTS = frozenset({"about_me", "capabilities"})
-"""The local intents (intents/sentences/replies.yaml) answered here."""
+"""The local intents (language/en/replies.yaml) answered here."""
 
 _FAMILIES = ((("set_timer", "timers"), ("set_alarm", "alarms"), ("set_alarm", "reminders")),
              (("add_to_list", "lists"), ("add_note", "notes")),

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from voiceagent.agent.messages import Message
 
 INTENTS = frozenset({"repeat_answer", "last_request"})
-"""The local intents (intents/sentences/replies.yaml) answered here."""
+"""The local intents (language/en/replies.yaml) answered here."""
 
 
 def recall(intent: str, history: Sequence[Message],

@@ -11,7 +11,6 @@ import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any
 
 import yaml
@@ -22,6 +21,7 @@ from voiceagent.agent.messages import Message, ToolCall
 from voiceagent.agent.tools import ToolRegistry
 from voiceagent.intents import slots
 from voiceagent.intents.normalize import clean
+from voiceagent.language import lexicon
 from voiceagent.tools.words import SMALL
 
 log = logging.getLogger(__name__)
@@ -59,9 +59,8 @@ class _Candidate:
 def _load_sentences() -> dict[str, Any]:
     merged: dict[str, Any] = {"language": "en", "intents": {}, "lists": {},
                               "expansion_rules": {}}
-    folder = resources.files("voiceagent.intents") / "sentences"
     for name in SENTENCE_FILES:
-        data = yaml.safe_load((folder / name).read_text(encoding="utf-8"))
+        data = yaml.safe_load(lexicon().file(name).read_text(encoding="utf-8"))
         for key in ("intents", "lists", "expansion_rules"):
             merged[key].update(data.get(key, {}))
     return merged

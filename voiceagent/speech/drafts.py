@@ -31,21 +31,11 @@ from enum import Enum
 import numpy as np
 
 from voiceagent.audio import Audio
+from voiceagent.language import lexicon, tokens
 from voiceagent.ports import Transcriber, Transcript
 
 log = logging.getLogger(__name__)
 
-TRAILING = frozenset("""
-    and or but so because cause then than if when while that which who whose where whether
-    um uh er erm hmm mm ah eh like well
-    a an the my your his her our their its this these those some any every each no
-    to of for with in on at from by about into onto over under after before until between
-    is are was were be been am will would can could should shall may might must do does did
-    have has had not plus minus times divided too
-""".split())
-"""Words an English request does not end on: the speaker has more to say. ("too": Whisper's
-spelling of a trailing "to" before a pause.)"""
-_PREPOSITIONS = frozenset("for to of with in on at from by about into onto".split())
 _FINISHED = re.compile(r"[.?!]['\")\]]*$")
 _ELLIPSIS = re.compile(r"(?:\.\.\.|…)['\")\]]*$")
 
@@ -57,10 +47,11 @@ def sounds_finished(text: str) -> bool:
     text = text.strip()
     if not _FINISHED.search(text) or _ELLIPSIS.search(text):
         return False
-    words = re.findall(r"[a-z0-9']+", text.lower())
-    if len(words) >= 3 and words[-1] == "it" and words[-2] in _PREPOSITIONS:
+    lex = lexicon()
+    words = tokens(text)
+    if len(words) >= 3 and words[-1] == "it" and words[-2] in lex.words("prepositions"):
         return False  # "Set a timer for it.": Whisper's filler for silence after "for"
-    return len(words) >= 2 and words[-1] not in TRAILING
+    return len(words) >= 2 and words[-1] not in lex.words("trailing")
 
 
 class Verdict(Enum):

@@ -1,0 +1,16 @@
+"""Language as data: every English word list, phrase and template lives in `language/en/`.
+
+    from voiceagent.language import lexicon
+    lex = lexicon()                       # loaded once, shared by everyone
+    lex.has("stop", "Okay, never mind.")  # True: a term of the word set "stop" is in it
+    lex.words("trailing")                 # frozenset of single words
+    lex.sentences_dir                     # the hassil templates of this language
+
+A word set is a list of terms; a term is one word ("stop") or several ("never mind"), matched
+on whole words, case and punctuation ignored. A second language is a second folder with the
+same file names.
+"""
+
+from voiceagent.language.lexicon import Lexicon, lexicon, tokens
+
+__all__ = ["Lexicon", "lexicon", "tokens"]
