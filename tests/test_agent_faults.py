@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from voiceagent.agent.events import Cap, Error, Events, Recording, Request, TraceFile
-from voiceagent.agent.loop import CAP_SENTENCES, Agent, TurnResult
+from voiceagent.agent.loop import Agent, TurnResult
+from voiceagent.language import say
 from voiceagent.agent.session import SessionStore
 from voiceagent.agent.tools import ToolRegistry, tool
 from voiceagent.agent.wire_anthropic import AnthropicChat
@@ -135,7 +136,7 @@ def test_nothing_listening_is_server_down(wire, tmp_path):
 def test_the_time_cap_cuts_a_reply_that_does_not_come(wire, server, tmp_path):
     server.script(Response(stall_s=60))
     result, rec = turn(wire, server.url, tmp_path, timeout_s=30, max_seconds=0.5)
-    assert result.stop == "cap" and result.answer == CAP_SENTENCES["seconds"]
+    assert result.stop == "cap" and result.answer == say("cap_seconds")
     assert rec.first(Cap).fields == {"which": "seconds", "limit": 0.5}
 
 

@@ -8,7 +8,8 @@ import threading
 import pytest
 
 from voiceagent.agent.events import Cancelled, Cap, Error, Events, Recording
-from voiceagent.agent.loop import CANCELLED, CAP_SENTENCES, DECLINED, Agent, TurnResult
+from voiceagent.agent.loop import Agent, TurnResult
+from voiceagent.language import say, tell_model
 from voiceagent.agent.messages import Message, Price, Reply, ToolCall, Usage
 from voiceagent.agent.session import unpaired
 from voiceagent.agent.tools import ToolRegistry, tool
@@ -87,7 +88,7 @@ def test_plain_answer_streams_and_emits_events_in_order():
     result, spoken = run(agent)
     # each sentence goes to speech the moment it is complete
     assert (result.stop, result.answer) == ("done", "Hello there. How are you?")
-    assert spoken == ["Hello there. ", "How are you? "]
+    assert spoken == ["Hello there.", "How are you?"]
     assert [e.type for e in rec.events] == ["user_text", "request", "first_token", "reply",
                                             "final"]
     model.assert_consumed()
@@ -103,7 +104,7 @@ def test_several_calls_in_one_reply_all_run_in_order_paired_to_ids():
     sent = model.requests[1].messages
     assert [(m.role, m.call_id, m.text) for m in sent[2:]] == [
         ("tool", "c1", "12:30"), ("tool", "c2", "5")]
-    assert [r[1:] for r in result.tool_calls] == [("12:30", False), ("5", False)]
+    assert [r[1:3] for r in result.tool_calls] == [("12:30", False), ("5", False)]
     types = [e.type for e in rec.events]
     assert types.index("tool_call") < types.index("tool_result") < types.index("final")
     model.assert_consumed()
@@ -124,7 +125,7 @@ def test_tool_faults_become_results_for_the_model_and_the_loop_goes_on(call, exp
     agent, _ = make(model)
     result, _ = run(agent)
     assert result.stop == "done"
-    (_, text, is_error), = result.tool_calls
+    (_, text, is_error, _refs), = result.tool_calls
     assert is_error and expected in text
     assert model.requests[1].messages[-1].text == text
     model.assert_consumed()
@@ -137,7 +138,7 @@ def test_step_cap_ends_with_a_spoken_sentence_and_a_cap_event():
     agent, rec = make(model, config={"max_steps": 3})
     result, spoken = run(agent)
     assert result.stop == "cap"
-    assert result.answer == CAP_SENTENCES["steps"] == spoken[-1]
+    assert result.answer == say("cap_steps") == spoken[-1]
     assert rec.first(Cap).fields == {"which": "steps", "limit": 3}
     assert len(model.requests) == 3 and len(result.tool_calls) == 3
     model.assert_consumed()
@@ -194,7 +195,7 @@ def test_approval_declined_without_an_approver_and_asked_with_one():
     model = ScriptedChatModel().enqueue(calls(("delete_file", {"path": "a.txt"}))).enqueue("No.")
     agent, _ = make(model)
     result, _ = run(agent)
-    assert result.tool_calls[0][1] == DECLINED and RAN == []
+    assert result.tool_calls[0][1] == tell_model("declined") and RAN == []
 
     asked = []
     model = ScriptedChatModel().enqueue(calls(("delete_file", {"path": "a.txt"}))).enqueue("Done.")
@@ -239,7 +240,7 @@ def test_cancel_mid_tool_fills_every_remaining_call_with_a_result():
     result, _ = run(agent, cancel=CANCEL)
     assert result.stop == "cancelled"
     assert RAN == ["stop_here"]
-    assert [r[1] for r in result.tool_calls] == ["stopped", CANCELLED]
+    assert [r[1] for r in result.tool_calls] == ["stopped", tell_model("cancelled")]
     assert rec.first(Cancelled).fields == {"where": "tools"}
     model.assert_consumed()
 
@@ -269,7 +270,7 @@ def test_text_of_several_steps_is_spoken_with_a_space_between():
     model.enqueue("It is 12:30.")
     agent, _ = make(model)
     result, spoken = run(agent)
-    assert "".join(spoken).strip() == "Let me check. It is 12:30."
+    assert " ".join(spoken).strip() == "Let me check. It is 12:30."
     assert result.answer == "Let me check. It is 12:30."
 
 

@@ -459,7 +459,7 @@ def test_a_local_match_runs_and_its_result_is_the_answer(tmp_path):
         ]:
             found = commands.match(said)
             assert found is not None and found.tool is not None, said
-            text, is_error = box.registry.run(ToolCall("local", found.tool, found.args))
+            text, is_error = box.registry.run(ToolCall("local", found.tool, found.args)).pair
             assert not is_error and text.startswith(answer), (said, text)
     finally:
         box.close()

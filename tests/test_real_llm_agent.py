@@ -37,10 +37,10 @@ def test_a_real_model_calls_the_clock_tool_and_answers_with_its_result(llm_base_
         chat.close()
 
     assert result.stop == "done", result.answer
-    (call, output, is_error), = result.tool_calls
+    (call, output, is_error, _refs), = result.tool_calls
     assert call.name == "get_time" and not is_error and output.startswith("It is ")
     assert re.search(r"\d", result.answer), result.answer  # it read out the time it was given
-    assert spoken and "".join(spoken).strip() == result.answer  # the result is the answer
+    assert spoken and " ".join(spoken).strip() == result.answer  # the result is the answer
     types = [e.type for e in rec.events]
     assert types[:6] == ["user_text", "request", "first_token", "reply", "tool_call",
                          "tool_result"]
@@ -65,4 +65,4 @@ def test_the_format_fault_fallback_recovers_the_call_from_the_models_own_text(ll
     finally:
         chat.close()
     assert [c.name for c in reply.calls] == ["get_time"], reply
-    assert reply.text == "" and "".join(spoken) == ""  # the JSON was not spoken
+    assert reply.text == "" and " ".join(spoken) == ""  # the JSON was not spoken

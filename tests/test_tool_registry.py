@@ -47,7 +47,7 @@ def test_schema_comes_from_signature_hints_and_docstring() -> None:
 
 
 def run(name: str, **args: object) -> tuple[str, bool]:
-    return registry.run(ToolCall("c1", name, dict(args)))
+    return registry.run(ToolCall("c1", name, dict(args))).pair
 
 
 def test_valid_call_runs() -> None:
@@ -65,7 +65,7 @@ def test_errors_name_the_parameter_and_valid_values() -> None:
     assert error and "'items'" in text and "expected array" in text
     text, error = run("add_list", list_name="s")
     assert error and "no tool named 'add_list'" in text and "add_to_list" in text
-    text, error = registry.run(ToolCall("c1", "add_to_list", {}, bad_json='{"list_name": '))
+    text, error = registry.run(ToolCall("c1", "add_to_list", {}, bad_json='{"list_name": ')).pair
     assert error and "not valid JSON" in text
     text, error = run("add_to_list", list_name="secret", items=["x"])
     assert (text, error) == ("Error: there is no list 'secret'; lists: shopping", True)
@@ -83,7 +83,7 @@ def test_a_crashing_tool_becomes_an_error_result() -> None:
         """Always fails."""
         return str(1 / 0)
 
-    text, error = ToolRegistry([broken]).run(ToolCall("c", "broken", {}))
+    text, error = ToolRegistry([broken]).run(ToolCall("c", "broken", {})).pair
     assert error and text == "Error: broken failed: ZeroDivisionError: division by zero"
 
 
@@ -93,5 +93,5 @@ def test_long_results_are_cut_with_a_marker() -> None:
         """Talks a lot."""
         return "x" * 5000
 
-    text, _ = ToolRegistry([chatty], result_chars=100).run(ToolCall("c", "chatty", {}))
+    text, _ = ToolRegistry([chatty], result_chars=100).run(ToolCall("c", "chatty", {})).pair
     assert text.startswith("x" * 100) and text.endswith("[... 4900 more characters cut]")

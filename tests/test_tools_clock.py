@@ -99,7 +99,7 @@ def test_unknown_place_is_an_instructive_error():
     with pytest.raises(ToolError, match="Europe/Berlin"):
         get_time()(place="Middle Earth")
     registry = ToolRegistry(make_tools(""))
-    text, is_error = registry.run(ToolCall("1", "get_time", {"place": "Narnia"}))
+    text, is_error = registry.run(ToolCall("1", "get_time", {"place": "Narnia"})).pair
     assert is_error and "Narnia" in text and "Tokyo" in text
     with pytest.raises(ToolError, match="Did you mean paris"):
         get_time()(place="Pariss")

@@ -118,6 +118,6 @@ def test_shell_timeout_kills_the_whole_command(ws):
     (run_command,) = shell.make_tools(ws, timeout_s=1)
     registry = ToolRegistry([run_command])
     call = ToolCall("1", "run_command", {"command": "sleep 30 & echo $! > sleep.pid; wait"})
-    text, is_error = registry.run(call)
+    text, is_error = registry.run(call).pair
     assert is_error and "did not finish within 1 seconds" in text
     assert not _running(int((ws / "sleep.pid").read_text()))  # killed with its group

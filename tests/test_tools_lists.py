@@ -60,7 +60,7 @@ def test_unknown_list_names_the_existing_lists(t):
     assert t["read_list"](list_name="work list") == (
         "You have no work list yet. Your lists: shopping and to-do.")
     registry = ToolRegistry(t.values())
-    text, is_error = registry.run(ToolCall("1", "clear_list", {"list_name": "work"}))
+    text, is_error = registry.run(ToolCall("1", "clear_list", {"list_name": "work"})).pair
     assert not is_error and text == "You have no work list yet. Your lists: shopping and to-do."
     assert t["remove_from_list"](list_name="work", items="taxes").startswith("You have no work")
 

@@ -60,7 +60,7 @@ def test_shell_is_left_out_in_kiosk_mode_unless_configured(tmp_path, boxes):
 def test_list_names_and_aliases_feed_vocabulary(tmp_path, boxes):
     box = build(tmp_path, enabled=["lists"], list_aliases={"groceries": "shopping"})
     boxes.append(box)
-    box.registry.run(ToolCall("1", "add_to_list", {"list_name": "hardware", "items": "nails"}))
+    box.registry.run(ToolCall("1", "add_to_list", {"list_name": "hardware", "items": "nails"})).pair
     assert box.vocabulary == ["hardware", "groceries", "shopping"]
 
 
@@ -80,7 +80,7 @@ def test_only_a_context_that_fires_timers_announces_them(tmp_path, boxes):
 
     one_shot = build_tools(config, ToolContext(tmp_path, "ask", announce=announce))
     boxes.append(one_shot)
-    assert one_shot.registry.run(ToolCall("1", "list_timers", {}))[0].startswith(
+    assert one_shot.registry.run(ToolCall("1", "list_timers", {})).pair[0].startswith(
         "Your 1 hour soup timer has ")
     one_shot.close()
     assert heard == []
@@ -95,8 +95,8 @@ def test_two_turn_shopping_list_through_the_registry(tmp_path, boxes):
     box = build(tmp_path, enabled=["lists"])
     boxes.append(box)
     added = box.registry.run(ToolCall("1", "add_to_list",
-                                      {"list_name": "shopping list", "items": "apples"}))
-    read = box.registry.run(ToolCall("2", "read_list", {"list_name": "my shopping list"}))
+                                      {"list_name": "shopping list", "items": "apples"})).pair
+    read = box.registry.run(ToolCall("2", "read_list", {"list_name": "my shopping list"})).pair
     assert added == ("Added apples to your new shopping list.", False)
     assert read == ("Your shopping list has 1 item: apples.", False)
 
@@ -105,7 +105,7 @@ def test_plugin_module_from_a_file_path_adds_a_working_tool(tmp_path, boxes):
     box = build(tmp_path, enabled=[], modules=[str(DATA / "my_tools.py")])
     boxes.append(box)
     assert box.warnings == []
-    assert box.registry.run(ToolCall("1", "spell_word", {"word": "cat"})) == (
+    assert box.registry.run(ToolCall("1", "spell_word", {"word": "cat"})).pair == (
         "cat is spelled C, A, T.", False)
 
 
@@ -139,10 +139,10 @@ def test_mcp_server_tools_work(tmp_path, boxes):
     assert box.warnings == []
     assert box.registry.names == ["echo", "add", "fail", "quit"]  # two pages of tools/list
     assert box.registry.get("echo").description == "Use when the user asks to echo a text back."
-    assert box.registry.run(ToolCall("1", "echo", {"text": "hello"})) == ("echo: hello", False)
-    assert box.registry.run(ToolCall("2", "add", {"a": 2, "b": 3})) == ("5", False)
-    assert box.registry.run(ToolCall("3", "fail", {})) == ("Error: this tool always fails", True)
-    text, is_error = box.registry.run(ToolCall("4", "add", {"a": "two", "b": 3}))
+    assert box.registry.run(ToolCall("1", "echo", {"text": "hello"})).pair == ("echo: hello", False)
+    assert box.registry.run(ToolCall("2", "add", {"a": 2, "b": 3})).pair == ("5", False)
+    assert box.registry.run(ToolCall("3", "fail", {})).pair == ("Error: this tool always fails", True)
+    text, is_error = box.registry.run(ToolCall("4", "add", {"a": "two", "b": 3})).pair
     assert is_error and "'a'" in text  # validated against the server's inputSchema
 
 
@@ -166,13 +166,13 @@ def test_mcp_server_dying_later_becomes_a_tool_error(tmp_path, boxes):
     box = build(tmp_path, enabled=[], mcp=[
         {"name": "echo", "command": sys.executable, "args": [SERVER]}])
     boxes.append(box)
-    text, is_error = box.registry.run(ToolCall("1", "quit", {}))
+    text, is_error = box.registry.run(ToolCall("1", "quit", {})).pair
     assert is_error and "'echo' exited (code 0) during tools/call: " in text
     assert "quitting" in text  # the tail of the server's log
-    text, is_error = box.registry.run(ToolCall("2", "echo", {"text": "hi"}))
+    text, is_error = box.registry.run(ToolCall("2", "echo", {"text": "hi"})).pair
     assert is_error and "'echo' is not running (exit code 0)" in text
     box.close()
-    text, is_error = box.registry.run(ToolCall("3", "echo", {"text": "hi"}))
+    text, is_error = box.registry.run(ToolCall("3", "echo", {"text": "hi"})).pair
     assert is_error and "'echo' is not running" in text
 
 
@@ -184,7 +184,7 @@ def test_mcp_names_taken_by_other_tools_get_the_server_prefix(tmp_path, boxes):
     assert box.warnings == []
     assert box.registry.names == ["spell_word", "echo", "add", "fail", "quit", "second_echo",
                                   "second_add", "second_fail", "second_quit"]
-    assert box.registry.run(ToolCall("1", "second_echo", {"text": "b"})) == ("echo: b", False)
+    assert box.registry.run(ToolCall("1", "second_echo", {"text": "b"})).pair == ("echo: b", False)
 
 
 def test_mcp_approval_follows_config(tmp_path, boxes):

@@ -13,9 +13,10 @@ import pytest
 
 from voiceagent.agent.events import Events, LocalCommand, Recording
 from voiceagent.agent.grounding import clearly_asked_to_destroy, unsaid_words
-from voiceagent.agent.loop import FAILED_SENTENCE, MISHEARD_SENTENCE, Agent, TurnResult
+from voiceagent.agent.loop import Agent, TurnResult
+from voiceagent.language import say
 from voiceagent.agent.messages import Message
-from voiceagent.agent.spoken import unspeakable
+from voiceagent.agent.spoken import Facts, unspeakable
 from voiceagent.config import AgentConfig, load_config
 from voiceagent.errors import ServerDown
 from voiceagent.testing import ScriptedChatModel, calls
@@ -59,7 +60,7 @@ def make(model: ScriptedChatModel, registry, **kwargs: Any) -> tuple[Agent, Reco
 def run(agent: Agent, text: str, **kwargs: Any) -> tuple[TurnResult, str]:
     spoken: list[str] = []
     result = agent.run_turn([], text, on_text=spoken.append, **kwargs)
-    return result, "".join(spoken).strip()
+    return result, " ".join(spoken).strip()
 
 
 def test_words_the_user_never_said_are_caught_forgiving_plurals_numbers_and_spacing():
@@ -86,7 +87,7 @@ def test_an_invented_list_item_is_never_written_and_the_model_hears_why(tools):
     model.enqueue("What would you like me to add?")
     agent, _ = make(model, tools)
     result, spoken = run(agent, "Happens to my shopping list.")
-    (_, text, is_error), = result.tool_calls
+    (_, text, is_error, _refs), = result.tool_calls
     assert is_error and "bananas" in text
     # nothing was written: the list does not even exist
     assert tools.get("read_list").func(list_name="shopping").startswith("You have no shopping")
@@ -105,7 +106,7 @@ def test_a_made_up_optional_argument_is_left_out_and_the_call_runs(
     model = ScriptedChatModel().enqueue(calls((tool, args)))
     agent, _ = make(model, tools)
     result, spoken = run(agent, said)
-    (_, text, is_error), = result.tool_calls
+    (_, text, is_error, _refs), = result.tool_calls
     assert not is_error and heard in spoken
     assert not any(w in spoken for w in ("workout", "Paris", "any", "Ignored"))
     assert "the user did not say it" in text  # the model is told what was left out
@@ -165,8 +166,8 @@ def test_nothing_that_writes_runs_on_a_doubtful_transcript(tools):
     model = ScriptedChatModel().enqueue(calls(("set_timer", {"duration": "3 hours"})))
     agent, _ = make(model, tools)
     result, spoken = run(agent, "how many minutes in three hours", doubtful=True)
-    assert result.stop == "misheard" and spoken == MISHEARD_SENTENCE
-    assert "no timers" in tools.get("list_timers").func()
+    assert result.stop == "misheard" and spoken == say("misheard")
+    assert "no timers" in tools.get("list_timers")()
 
 
 def test_a_question_on_a_doubtful_transcript_is_still_answered(tools):
@@ -208,7 +209,7 @@ def test_error_text_json_and_placeholders_are_never_spoken(tools, reply: str):
     model = ScriptedChatModel().enqueue(reply).enqueue(reply)  # asked once more: the same
     agent, _ = make(model, tools)
     result, spoken = run(agent, "what's the weather like in New York")
-    assert spoken == FAILED_SENTENCE == result.answer
+    assert spoken == say("failed") == result.answer
     model.assert_consumed()
 
 
@@ -257,7 +258,7 @@ def test_say_that_again_and_what_did_i_ask_come_from_the_conversation_not_the_ex
     for text in ("Say that again.", "Sorry, what did you say?", "What did I ask you before?"):
         spoken: list[str] = []
         agent.run_turn(history, text, on_text=spoken.append)
-        said[text] = "".join(spoken).strip()
+        said[text] = " ".join(spoken).strip()
     assert said == {"Say that again.": "William Shakespeare wrote Hamlet.",
                     "Sorry, what did you say?": "William Shakespeare wrote Hamlet.",
                     "What did I ask you before?": "You asked: Who wrote Hamlet?"}
@@ -276,7 +277,7 @@ def test_it_and_that_point_at_the_last_exchange(tools):
         spoken: list[str] = []
         result = agent.run_turn(history, text, on_text=spoken.append)
         history.extend(result.messages)
-        return "".join(spoken).strip()
+        return " ".join(spoken).strip()
 
     assert say("Set a pasta timer for 10 minutes.") == "Timer set for 10 minutes: pasta."
     assert say("Actually, make it 12 minutes.") == (
@@ -354,7 +355,7 @@ def test_a_clock_time_no_tool_gave_is_not_spoken(tools):
     model = ScriptedChatModel().enqueue("The time is 12:34 PM.").enqueue("It is 1:00 PM.")
     agent, _ = make(model, tools)
     _result, spoken = run(agent, "hey what's the time")
-    assert spoken == FAILED_SENTENCE
+    assert spoken == say("failed")
     model = ScriptedChatModel().enqueue("Sure, see you at 7:30.")
     agent, _ = make(model, tools)
     _result, spoken = run(agent, "I'll come by at 7:30")
@@ -378,7 +379,7 @@ def test_the_history_keeps_what_was_said_not_what_was_held_back(tools):
     model.enqueue('{"name": "get_weather", "arguments": {}}')
     agent, _ = make(model, tools)
     result, spoken = run(agent, "will it snow")
-    assert result.messages[-1].text == spoken == FAILED_SENTENCE
+    assert result.messages[-1].text == spoken == say("failed")
 
 
 @pytest.mark.parametrize("value, said, unsaid", [
@@ -428,9 +429,9 @@ def test_a_weekday_nobody_gave_is_not_said():
     """Asked "What day of the week is it?" without the clock, the 1.5B said "Monday" on a
     Tuesday; a weekday from the user or a tool is fine."""
     assert unspeakable("The current day of the week is Monday.",
-                       known=["What day of the week is it?"]) == "a weekday no tool gave"
+                       Facts(known=["What day of the week is it?"])) == "a weekday no tool gave"
     assert unspeakable("Your plumber comes on Monday.",
-                       known=["The plumber comes on Monday."]) == ""
+                       Facts(known=["The plumber comes on Monday."])) == ""
 
 
 def test_a_question_only_for_a_request_about_that_tool(tools):

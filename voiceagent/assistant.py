@@ -30,10 +30,11 @@ from voiceagent.agent.events import (
     TurnEnd,
     TurnStart,
 )
-from voiceagent.agent.loop import CANCELLED, MISHEARD_SENTENCE, Agent, TurnResult
+from voiceagent.agent.loop import Agent, TurnResult
 from voiceagent.agent.messages import Message
 from voiceagent.agent.session import SessionStore, bound
 from voiceagent.audio import Audio
+from voiceagent.language import say, tell_model
 from voiceagent.ports import Player, Synthesizer, Transcriber
 from voiceagent.speaking import SpeechOutput
 
@@ -159,11 +160,12 @@ class Assistant:
 
     def _ask_again(self, recording: Recording, heard: str) -> TurnOutcome:
         """Nothing is answered or stored; the user hears one short request to repeat."""
+        sentence = say("misheard")
         with self._speaking_lock:
-            self.speak_now(MISHEARD_SENTENCE)
-        self.events.emit(Final(MISHEARD_SENTENCE, "misheard"))
+            self.speak_now(sentence)
+        self.events.emit(Final(sentence, "misheard"))
         self.events.emit(TurnEnd("misheard"))
-        return TurnOutcome(transcript=heard, answer=MISHEARD_SENTENCE, stop="misheard",
+        return TurnOutcome(transcript=heard, answer=sentence, stop="misheard",
                            timings=timings_from(recording.events))
 
     def _answer(self, text: str, recording: Recording, *, transcript: str | None,
@@ -179,8 +181,9 @@ class Assistant:
             answer=result.answer,
             stop=result.stop,
             tool_calls=[
-                {"name": call.name, "args": call.args, "result": output, "error": is_error}
-                for call, output, is_error in result.tool_calls
+                {"name": done.call.name, "args": done.call.args, "result": done.text,
+                 "error": done.error, "refs": [r.to_dict() for r in done.refs]}
+                for done in result.tool_calls
             ],
             timings=timings_from(recording.events),
         )
@@ -190,7 +193,8 @@ class Assistant:
         self._speech = speech
         try:
             result = self.agent.run_turn(
-                self.history, text, on_text=speech.feed, cancel=self._cancel, doubtful=doubtful
+                self.history, text, on_text=speech.sentence, cancel=self._cancel,
+                doubtful=doubtful
             )
             if self._cancel.is_set():
                 speech.cancel()
@@ -234,7 +238,7 @@ def cut_short(result: TurnResult, heard: list[str]) -> TurnResult:
     said = " ".join(heard)
     messages = list(result.messages)
     if messages and messages[-1].role == "assistant" and not messages[-1].calls:
-        messages[-1] = Message("assistant", f"{said} ({CANCELLED})".strip())
+        messages[-1] = Message("assistant", f"{said} ({tell_model('cancelled')})".strip())
     return replace(result, answer=said, messages=messages, stop="cancelled")
 
 

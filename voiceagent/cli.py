@@ -143,15 +143,18 @@ def cmd_transcribe(args: argparse.Namespace, config: Config) -> int:
 def cmd_say(args: argparse.Namespace, config: Config) -> int:
     from voiceagent.audio import concat, write_wav
     from voiceagent.build import build_synthesizer
+    from voiceagent.speaking import speech_sentences
 
     synthesizer = build_synthesizer(config)
+    clips = [clip for sentence in speech_sentences(args.text)
+             for clip in synthesizer.synthesize(sentence)]
     if args.out:
-        write_wav(args.out, concat(list(synthesizer.synthesize(args.text))))
+        write_wav(args.out, concat(clips))
         return 0
     from voiceagent.sound.player import SoundPlayer
 
     player = SoundPlayer(config.audio)
-    for clip in synthesizer.synthesize(args.text):
+    for clip in clips:
         player.play(clip)
     return 0
 

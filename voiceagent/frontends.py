@@ -20,7 +20,7 @@ from typing import Protocol
 from voiceagent.assistant import Assistant, TurnOutcome
 from voiceagent.audio import Audio
 from voiceagent.errors import VoiceAgentError
-from voiceagent.language import lexicon
+from voiceagent.language import lexicon, say
 from voiceagent.ports import ContinuousListener, Recorder
 from voiceagent.speech.wakegate import WakeGate
 from voiceagent.triggers import KeySource
@@ -276,7 +276,7 @@ class KioskFrontEnd:
     def _apologise(self) -> None:
         try:
             with self._listener.paused():
-                self._assistant.announce("Sorry, something went wrong. Please try again.")
+                self._assistant.announce(say("turn_failed"))
         except Exception as exc:  # no speaker either: the log line above is all we can do
             log.error("could not speak the apology: %s", exc)
 
@@ -355,8 +355,8 @@ class VoiceApprover:
         if assistant is None or assistant.transcriber is None:
             return False
         what = ", ".join(f"{k} {v}" for k, v in args.items())
-        question = f"May I {name.replace('_', ' ')}" + (f" with {what}" if what else "")
-        assistant.speak_now(f"{question}? Say yes or no.")
+        assistant.speak_now(say("approve", action=name.replace("_", " "),
+                                details=f" with {what}" if what else ""))
         log.info("asking to run %s; listening for yes or no", name)
         reply = assistant.transcriber.transcribe(self._recorder.record(None)).strip()
         log.info("approval for %s: heard %r", name, reply)

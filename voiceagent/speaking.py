@@ -1,7 +1,10 @@
-"""Streams a reply into speech: text deltas -> sentences -> synthesis -> playback, overlapping.
+"""Streams a reply into speech: sentences -> speakable text -> synthesis -> playback.
 
-The first sentence is synthesised and playing while the model is still writing the rest, and
-synthesis of sentence n+1 overlaps playback of sentence n (one thread each).
+The turn hands over whole sentences as they are ready (agent/voice.py splits and checks
+them), so the first one is synthesised and playing while the model still writes the rest,
+and synthesis of sentence n+1 overlaps playback of sentence n (one thread each). This is the
+one place text is made speakable (numbers, units and symbols as words): synthesizers get
+speakable text only.
 """
 
 from __future__ import annotations
@@ -15,7 +18,8 @@ from voiceagent.agent.events import AudioEnd, AudioStart, Events, Sentence
 from voiceagent.audio import Audio
 from voiceagent.errors import VoiceAgentError
 from voiceagent.ports import Player, Synthesizer
-from voiceagent.speech.sentences import SentenceSplitter
+from voiceagent.speech.sentences import split_sentences
+from voiceagent.speech.speakable import speakable
 
 log = logging.getLogger(__name__)
 
@@ -27,7 +31,6 @@ class SpeechOutput:
         self._synthesizer = synthesizer
         self._player = player
         self._events = events
-        self._splitter = SentenceSplitter()
         self._sentences: queue.Queue[str | None] = queue.Queue()  # None: no more
         self._clips: queue.Queue[tuple[str | None, Audio] | None] = queue.Queue()
         self._cancelled = threading.Event()
@@ -42,21 +45,17 @@ class SpeechOutput:
         for thread in self._threads:
             thread.start()
 
-    def feed(self, delta: str) -> None:
-        """Add streamed text; complete sentences go to synthesis at once."""
-        for sentence in self._splitter.feed(delta):
-            self._queue_sentence(sentence)
+    def sentence(self, text: str) -> None:
+        """Speak one sentence (the turn's `on_text`): synthesis starts at once."""
+        self._queue_sentence(text.strip())
 
     def say(self, text: str) -> None:
-        """Speak a whole text (an announcement, a cap message)."""
-        self.feed(text)
-        for sentence in self._splitter.flush():
+        """Speak a whole text (an announcement, an approval question)."""
+        for sentence in split_sentences(text):
             self._queue_sentence(sentence)
 
     def finish(self) -> None:
-        """Flush the last sentence and block until everything was played (or cancelled)."""
-        for sentence in self._splitter.flush():
-            self._queue_sentence(sentence)
+        """Block until everything was played (or cancelled)."""
         self._sentences.put(None)
         for thread in self._threads:
             thread.join()
@@ -73,8 +72,7 @@ class SpeechOutput:
         self._clips.put(None)
 
     def _queue_sentence(self, sentence: str) -> None:
-        """The synthesizer makes the text speakable (no markdown, numbers as words)."""
-        if sentence.strip() and not self._cancelled.is_set():
+        if sentence and not self._cancelled.is_set():
             self._events.emit(Sentence(sentence))
             self._sentences.put(sentence)
 
@@ -85,7 +83,7 @@ class SpeechOutput:
                 if item is None:
                     break
                 first = True
-                for clip in self._synthesizer.synthesize(item):
+                for clip in self._synthesizer.synthesize(speakable(item)):
                     if self._cancelled.is_set():
                         break
                     self._clips.put((item if first else None, clip))
@@ -131,3 +129,9 @@ class NoSpeech:
 
     def synthesize(self, text: str) -> Iterator[Audio]:
         return iter(())
+
+
+def speech_sentences(text: str) -> list[str]:
+    """A whole text as a synthesizer takes it: its sentences, each made speakable (for
+    callers that speak text outside a turn: `voiceagent say`, Wyoming's synthesize)."""
+    return [spoken for sentence in split_sentences(text) if (spoken := speakable(sentence))]

@@ -155,6 +155,8 @@ class ToolResult(Event):
     """True when the result is an error meant for the model."""
     seconds: float
     """How long the tool ran."""
+    refs: list[dict[str, Any]] = field(default_factory=list)
+    """What it made, changed or read (agent/outcome.py's Ref, as a dict)."""
 
 
 @dataclass(frozen=True)

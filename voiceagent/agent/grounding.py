@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from voiceagent.agent.tools import Tool
+from voiceagent.language import say
 from voiceagent.tools.words import numbers_in
 
 FILLER = {
@@ -172,10 +173,6 @@ def asked_not_to_destroy(utterance: str) -> bool:
                for pattern in (_DESTROY, _VERB_IT) for found in pattern.finditer(utterance))
 
 
-KEPT_SENTENCE = "OK, I'll leave it as it is."
-"""Said when the user asked not to delete something and the model tried to anyway."""
-
-
 @dataclass(frozen=True)
 class Grounding:
     """What the user's words allow of one call: an `error` for the model (not run), or the
@@ -201,7 +198,8 @@ def ground(tool: Tool, args: dict[str, Any], utterance: str, *, earlier: str = "
     counts for writes too.
     """
     if tool.destroys and not template and not clearly_asked_to_destroy(utterance):
-        return Grounding(ask=KEPT_SENTENCE if asked_not_to_destroy(utterance) else "", error=(
+        # asked not to delete ("Don't clear the list yet") and tried anyway: say it was kept
+        return Grounding(ask=say("kept") if asked_not_to_destroy(utterance) else "", error=(
             f"Error: not run. The user did not ask to delete or forget anything, and "
             f"{tool.name} destroys data. Answer what the user actually asked; if no tool "
             f"can do it, say so plainly."))

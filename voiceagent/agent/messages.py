@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from voiceagent.agent.outcome import Ref
+
 Role = Literal["user", "assistant", "tool"]
 
 
@@ -48,6 +50,8 @@ class Message:
     """For role "tool": the tool's name (some wire formats want it)."""
     is_error: bool = False
     """For role "tool": the call failed (set by the tool run, never guessed from the text)."""
+    refs: tuple[Ref, ...] = ()
+    """For role "tool": what the call made, changed or read (agent/outcome.py)."""
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"role": self.role, "text": self.text}
@@ -59,6 +63,8 @@ class Message:
             data["name"] = self.name
         if self.is_error:
             data["is_error"] = True
+        if self.refs:
+            data["refs"] = [r.to_dict() for r in self.refs]
         return data
 
     @classmethod
@@ -73,6 +79,7 @@ class Message:
             call_id=data.get("call_id"),
             name=data.get("name"),
             is_error=bool(data.get("is_error", False)),
+            refs=tuple(Ref.from_dict(r) for r in data.get("refs", ())),
         )
 
 

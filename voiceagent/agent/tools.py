@@ -18,17 +18,8 @@ from typing import Any, Literal, get_args, get_origin
 import jsonschema
 
 from voiceagent.agent.messages import ToolCall, ToolSpec
+from voiceagent.agent.outcome import Outcome
 from voiceagent.errors import ToolError
-
-IGNORED_NOTE = "(Ignored "
-"""Starts the notes for the model appended to a result when arguments were dropped."""
-
-
-def spoken_result(text: str) -> str:
-    """A result as the user should hear it: without the notes meant for the model."""
-    at = text.find(" " + IGNORED_NOTE)
-    return text[:at] if at != -1 else text
-
 
 DEFAULT_RESULT_CHARS = 1500
 """Results are re-sent on every later step, so they are kept short."""
@@ -76,7 +67,10 @@ class Tool:
         return ToolSpec(self.name, self.description, self.parameters)
 
     def __call__(self, **kwargs: Any) -> Any:
-        return self.func(**kwargs)
+        """Call the function directly: what it says, as a sentence (its Outcome's `say`);
+        the registry's run() gives the whole outcome."""
+        result = self.func(**kwargs)
+        return result.say if isinstance(result, Outcome) else result
 
 
 def tool(
@@ -244,27 +238,29 @@ class ToolRegistry:
         fixed, _ignored = self._without_unknown(self._with_numbers(call))
         return None if self.validation_error(fixed) else fixed
 
-    def run(self, call: ToolCall) -> tuple[str, bool]:
-        """Run a validated call; returns (result text, is_error). Never raises.
+    def run(self, call: ToolCall) -> Outcome:
+        """Run a validated call; its outcome, failed (`error`) or not. Never raises.
 
         Small models often add a parameter the tool does not have; when the call is valid
-        without it, it runs and the result says what was ignored.
+        without it, it runs and the outcome's note says what was ignored.
         """
         call, ignored = self._without_unknown(self._with_numbers(call))
         problem = self.validation_error(call)
         if problem:
-            return problem, True
+            return Outcome(problem, error=True)
         t = self._tools[call.name]
         try:
             result = t.func(**call.args)
         except ToolError as exc:
-            return f"Error: {exc}", True
+            return Outcome(f"Error: {exc}", error=True)
         except Exception as exc:  # a tool bug must not kill the turn; the model hears it
-            return f"Error: {call.name} failed: {type(exc).__name__}: {exc}", True
-        text = result if isinstance(result, str) else _to_text(result)
+            return Outcome(f"Error: {call.name} failed: {type(exc).__name__}: {exc}", error=True)
+        outcome = result if isinstance(result, Outcome) else Outcome(
+            result if isinstance(result, str) else _to_text(result))
+        outcome = Outcome(truncate(outcome.say, self.result_chars), outcome.refs, outcome.note)
         if ignored:
-            text += f" {IGNORED_NOTE}unknown parameter(s): {', '.join(ignored)}.)"
-        return truncate(text, self.result_chars), False
+            outcome = outcome.noted(f"(Ignored unknown parameter(s): {', '.join(ignored)}.)")
+        return outcome
 
     def _with_numbers(self, call: ToolCall) -> ToolCall:
         """Numbers the model wrote as strings ("5") become numbers where the schema wants

@@ -74,7 +74,8 @@ def observe(assistant: Assistant, case: Case, data: Path,
     """Run the case's setup calls, then its turn through `assistant` (whose tools keep their
     data in `data`), and record what the turn did."""
     for n, step in enumerate(case.setup, 1):
-        text, failed = assistant.agent.tools.run(ToolCall(f"setup{n}", step.tool, step.args))
+        ran = assistant.agent.tools.run(ToolCall(f"setup{n}", step.tool, step.args))
+        text, failed = ran.say, ran.error
         if failed:
             raise VoiceAgentError(f"setup {step.tool}{step.args} of {case.say!r} failed: "
                                   f"{text}; fix the case in the corpus")

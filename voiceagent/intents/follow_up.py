@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from voiceagent.agent.messages import Message
-from voiceagent.agent.tools import spoken_result
+from voiceagent.agent.outcome import Ref
 from voiceagent.intents import slots
 from voiceagent.intents.matcher import LocalMatch
 from voiceagent.intents.normalize import clean
@@ -37,59 +36,27 @@ _READ = re.compile(_FIRST + r"(?:(?:what's|what is|whats|what else is|what's lef
 _WHICH_NOISE = re.compile(r"\b(?:the|one|ones|please|timers?|alarms?|cancel|stop|delete|remove|"
                           r"of|them|it)\b", re.I)
 
-_TIMER = re.compile(r"Timer set for (?P<length>[^:.]+(?:\.\d+)?[^:.]*)(?:: (?P<label>.+))?\.")
-_ALARM = re.compile(r"Alarm set for (?P<time>\d{1,2}:\d{2} [AP]M) (?P<day>today|tomorrow|on \w+)"
-                    r"(?:: (?P<label>.+))?\.")
-_LIST = re.compile(r"(?:Added|Removed) .+ (?:to|from) your (?:new )?(?P<list>.+) list\.|"
-                   r"Your (?P<read>.+) list has")
-
-
-@dataclass(frozen=True)
-class _Made:
-    """One thing the last exchange made or touched, read from its tool's own result."""
-
-    tool: str
-    which: str
-    """How cancel_timer finds it: its label, else "5 minute" or "7:30 AM"."""
-    label: str = ""
-    day: str = ""
-    """An alarm's day other than today, to keep when only its time changes ("on Friday")."""
-    list_name: str = ""
-    items: str = ""
-
-
-def _last_exchange(history: Sequence[Message]) -> list[tuple[str, str]]:
-    """(tool name, result as spoken) of each call of the last exchange."""
-    results: list[tuple[str, str]] = []
+def _last_exchange(history: Sequence[Message]) -> list[tuple[str, tuple[Ref, ...]]]:
+    """(tool name, its outcome's references) of each call of the last exchange that ran."""
+    results: list[tuple[str, tuple[Ref, ...]]] = []
     for message in reversed(history):
         if message.role == "user":
             break
         if message.role == "tool" and message.name and not message.is_error:
-            results.insert(0, (message.name, spoken_result(message.text)))
+            results.insert(0, (message.name, message.refs))
     return results
 
 
-def _made(tool: str, result: str) -> _Made | None:
-    """What one tool result says was made or touched; None for anything else."""
-    if tool == "set_timer" and (m := _TIMER.match(result)):
-        label = m["label"] or ""
-        return _Made(tool, label or re.sub(r"(minute|hour|second)s\b", r"\1", m["length"]), label)
-    if tool == "set_alarm" and (m := _ALARM.match(result)):
-        day = {"today": "", "tomorrow": f"on {(datetime.now() + timedelta(days=1)):%A}"}.get(
-            m["day"], m["day"])
-        return _Made(tool, m["label"] or m["time"], m["label"] or "", day=day)
-    if tool == "list_timers" and not result.startswith("You have no"):
-        return _Made(tool, "")  # "Cancel it.": the only one, or cancel_timer asks which
-    if tool in ("add_to_list", "remove_from_list", "read_list") and (m := _LIST.search(result)):
-        added = re.match(r"Added (?P<items>.+) to your", result)
-        return _Made(tool, "", list_name=m["list"] or m["read"],
-                     items=added["items"] if added else "")
-    return None
+def _made(refs: Sequence[Ref]) -> list[Ref]:
+    """What the last exchange made or put on a list: what "it" can be."""
+    return [r for r in refs if r.action in ("made", "added", "read", "removed")
+            and r.kind in ("timer", "alarm", "list")]
 
 
-def _asked_which(exchange: list[tuple[str, str]]) -> bool:
-    """The last exchange ended in cancel_timer's "Which one? You have ..."."""
-    return any(t == "cancel_timer" and r.startswith("Which one?") for t, r in exchange)
+def _asked_which(exchange: list[tuple[str, tuple[Ref, ...]]]) -> bool:
+    """The last exchange ended in a question naming what it offers ("Which one? You have
+    ...")."""
+    return any(r.action == "offered" for _t, refs in exchange for r in refs)
 
 
 def follow_up(text: str, history: Sequence[Message]) -> list[LocalMatch]:
@@ -104,32 +71,40 @@ def follow_up(text: str, history: Sequence[Message]) -> list[LocalMatch]:
         if re.fullmatch(r"(?:all|both|every|everything)", which, re.I):
             which = "all"
         return [LocalMatch("timer_which", "cancel_timer", {"which": which})] if which else []
-    made = [m for t, r in exchange if t != "cancel_timer" and (m := _made(t, r)) is not None]
-    if len(made) != 1:  # nothing, or "it" could be either of two
+    made = _made([r for _t, refs in exchange for r in refs])
+    if len({(r.kind, r.key) for r in made}) > 1 and _UNDO.fullmatch(said) \
+            and all(r.action == "read" and r.kind != "list" for r in made):
+        return [LocalMatch("timer_cancel", "cancel_timer", {"which": ""})]  # it asks which
+    if len({(r.kind, r.key) for r in made}) != 1:  # nothing, or "it" could be either of two
         return []
-    thing = made[0]
-    if thing.list_name:
-        return _list_follow_up(said, thing)
+    thing = made[-1]
+    if thing.kind == "list":
+        return _list_follow_up(said, thing, made)
     if _UNDO.fullmatch(said):
-        return [LocalMatch("timer_cancel", "cancel_timer", {"which": thing.which})]
+        return [LocalMatch("timer_cancel", "cancel_timer", {"which": thing.key})]
     changed = _CHANGE.fullmatch(said)
-    if not changed or thing.tool not in ("set_timer", "set_alarm"):
+    if not changed or thing.action != "made":
         return []
-    new = (slots.duration(changed["new"]) if thing.tool == "set_timer"
-           else slots.time_of_day(changed["new"]))
+    tool = "set_timer" if thing.kind == "timer" else "set_alarm"
+    new = slots.duration(changed["new"]) if tool == "set_timer" else slots.time_of_day(
+        changed["new"])
     if new is None:
         return []
-    if thing.day and said_day(new["time"], datetime.now())[1] is None:
-        new = {"time": f"{new['time']} {thing.day}"}  # "make it 10" keeps "on Friday"
-    intent = "timer_start" if thing.tool == "set_timer" else "alarm_set"
-    return [LocalMatch("timer_cancel", "cancel_timer", {"which": thing.which}),
-            LocalMatch(intent, thing.tool, {**new, "label": thing.label})]
+    if tool == "set_alarm" and thing.due is not None \
+            and said_day(new["time"], datetime.now())[1] is None:
+        day = datetime.fromtimestamp(thing.due).date()
+        if day != datetime.now().date():  # "make it 10" keeps "on Friday"
+            new = {"time": f"{new['time']} on {day:%A}"}
+    intent = "timer_start" if tool == "set_timer" else "alarm_set"
+    return [LocalMatch("timer_cancel", "cancel_timer", {"which": thing.key}),
+            LocalMatch(intent, tool, {**new, "label": thing.label})]
 
 
-def _list_follow_up(said: str, thing: _Made) -> list[LocalMatch]:
+def _list_follow_up(said: str, thing: Ref, made: list[Ref]) -> list[LocalMatch]:
     if _READ.fullmatch(said):
-        return [LocalMatch("list_read", "read_list", {"list_name": thing.list_name})]
-    if _UNDO.fullmatch(said) and thing.tool == "add_to_list" and thing.items:
+        return [LocalMatch("list_read", "read_list", {"list_name": thing.key})]
+    added = [item for r in made if r.action == "added" for item in r.items]
+    if _UNDO.fullmatch(said) and added:
         return [LocalMatch("list_remove", "remove_from_list",
-                           {"list_name": thing.list_name, "items": thing.items})]
+                           {"list_name": thing.key, "items": ", ".join(added)})]
     return []

@@ -4,7 +4,7 @@
     lex = lexicon()                       # loaded once, shared by everyone
     lex.has("stop", "Okay, never mind.")  # True: a term of the word set "stop" is in it
     lex.words("trailing")                 # frozenset of single words
-    lex.sentences_dir                     # the hassil templates of this language
+    say("misheard")                       # the assistant's own sentences, by name
 
 A word set is a list of terms; a term is one word ("stop") or several ("never mind"), matched
 on whole words, case and punctuation ignored. A second language is a second folder with the
@@ -12,5 +12,6 @@ same file names.
 """
 
 from voiceagent.language.lexicon import Lexicon, lexicon, tokens
+from voiceagent.language.sayings import say, tell_model
 
-__all__ = ["Lexicon", "lexicon", "tokens"]
+__all__ = ["Lexicon", "lexicon", "say", "tell_model", "tokens"]

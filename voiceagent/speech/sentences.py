@@ -92,3 +92,17 @@ def _ends_sentence(text: str, at: int, mark: str) -> bool:
 
 def _in_code_block(text: str, at: int) -> bool:
     return text.count("```", 0, at) % 2 == 1
+
+
+_CLOSED = re.compile(r"[.!?…][\"')\]]*$")
+
+
+def ends_sentence(piece: str) -> bool:
+    """`piece` (a sentence or a first clause the splitter cut at a comma) ends a sentence."""
+    return bool(_CLOSED.search(piece.strip()))
+
+
+def split_sentences(text: str) -> list[str]:
+    """A whole text as the splitter would stream it: its sentences, in order."""
+    splitter = SentenceSplitter()
+    return splitter.feed(text) + splitter.flush()

@@ -11,7 +11,6 @@ import numpy as np
 from voiceagent.audio import Audio
 from voiceagent.config import TTSConfig
 from voiceagent.errors import ModelError
-from voiceagent.speech.speakable import speakable
 
 
 class PiperSynthesizer:
@@ -39,8 +38,8 @@ class PiperSynthesizer:
         return int(self._voice.config.sample_rate)
 
     def synthesize(self, text: str) -> Iterator[Audio]:
-        """One clip per sentence of `text` (made speakable first); nothing for empty text."""
-        text = speakable(text)
+        """One clip per sentence of `text` (speakable text: speaking.py made it so); nothing
+        for empty text."""
         if not text.strip():
             return
         chunks = iter(self._voice.synthesize(text, syn_config=self._syn_config))

@@ -13,6 +13,7 @@ import operator
 import re
 from collections.abc import Callable
 
+from voiceagent.agent.outcome import Outcome, Ref
 from voiceagent.agent.tools import Tool, tool
 from voiceagent.errors import ToolError
 from voiceagent.tools.words import numbers_in
@@ -249,7 +250,7 @@ def make_tools() -> list[Tool]:
     """calculate and convert_units."""
 
     @tool(speaks_result=True, grounded=("expression",))
-    def calculate(expression: str) -> str:
+    def calculate(expression: str) -> Outcome:
         """Arithmetic: + - * /, powers, percentages, square roots, e.g. "15 percent of 80".
 
         Args:
@@ -258,9 +259,11 @@ def make_tools() -> list[Tool]:
         conversion = as_conversion(expression)
         if conversion:
             return convert_units(*conversion)
-        return spoken_sum(expression, evaluate(to_expression(expression)))
+        result = evaluate(to_expression(expression))
+        return Outcome(spoken_sum(expression, result),
+                       (Ref("number", "made", label=expression, value=float(result)),))
 
-    def convert_units(value: float, from_unit: str, to_unit: str) -> str:
+    def convert_units(value: float, from_unit: str, to_unit: str) -> Outcome:
         """Convert units of length, weight, volume, temperature, speed or time, e.g. "5
         miles in kilometers".
 
@@ -271,7 +274,8 @@ def make_tools() -> list[Tool]:
         """
         result, a, b = convert(value, from_unit, to_unit)
         shown = spoken_number(round(result, 4) if abs(result) >= 0.01 else result)
-        return (f"{spoken_number(value)} {_plural(a, value)} is "
-                f"{shown} {_plural(b, result)}.")
+        return Outcome(f"{spoken_number(value)} {_plural(a, value)} is "
+                       f"{shown} {_plural(b, result)}.",
+                       (Ref("number", "made", label=f"{value:g} {a} in {b}", value=result),))
 
     return [calculate, tool(convert_units, speaks_result=True, counted=("value",))]

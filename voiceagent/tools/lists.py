@@ -13,6 +13,7 @@ import time
 from datetime import datetime
 from pathlib import Path
 
+from voiceagent.agent.outcome import Outcome, Ref
 from voiceagent.agent.tools import Tool, tool
 from voiceagent.atomic import write_atomic
 from voiceagent.errors import ToolError
@@ -151,7 +152,7 @@ def make_tools(data_dir: Path, aliases: dict[str, str]) -> tuple[list[Tool], Lis
     notes_path = data_dir / "notes.txt"
 
     @tool(speaks_result=True, writes=True, grounded=("items",))
-    def add_to_list(list_name: str, items: str) -> str:
+    def add_to_list(list_name: str, items: str) -> Outcome | str:
         """Add or put items on a list (shopping, to-do, ...); a new list is created.
 
         Args:
@@ -168,10 +169,11 @@ def make_tools(data_dir: Path, aliases: dict[str, str]) -> tuple[list[Tool], Lis
             said = split_items(items)
             return capitalised(f"{spoken_join(said)} {_be(said)} already on your {name} list.")
         lists.write(name, current + added)
-        return f"Added {spoken_join(added)} to your {'new ' if new else ''}{name} list."
+        return Outcome(f"Added {spoken_join(added)} to your {'new ' if new else ''}{name} list.",
+                       (Ref("list", "added", key=name, items=tuple(added)),))
 
     @tool(speaks_result=True)
-    def read_list(list_name: str = "") -> str:
+    def read_list(list_name: str = "") -> Outcome | str:
         """What is on a list, or which lists there are.
 
         Args:
@@ -184,13 +186,14 @@ def make_tools(data_dir: Path, aliases: dict[str, str]) -> tuple[list[Tool], Lis
         if lists.missing(name):
             return str(lists.missing(name))
         items = lists.read(name)
+        read = (Ref("list", "read", key=name, items=tuple(items)),)
         if not items:
-            return f"Your {name} list is empty."
+            return Outcome(f"Your {name} list is empty.", read)
         count = f"{len(items)} item{'s' if len(items) != 1 else ''}"
-        return f"Your {name} list has {count}: {spoken_join(items)}."
+        return Outcome(f"Your {name} list has {count}: {spoken_join(items)}.", read)
 
     @tool(speaks_result=True, writes=True, grounded=("items",))
-    def remove_from_list(list_name: str, items: str) -> str:
+    def remove_from_list(list_name: str, items: str) -> Outcome | str:
         """Remove, delete or tick off items from a list.
 
         Args:
@@ -210,10 +213,11 @@ def make_tools(data_dir: Path, aliases: dict[str, str]) -> tuple[list[Tool], Lis
         lists.write(name, [c for c in current if c not in gone])
         tail = (f" {capitalised(spoken_join(missing))} {_be(missing, 'was')} not on it."
                 if missing else "")
-        return f"Removed {spoken_join(gone)} from your {name} list.{tail}"
+        return Outcome(f"Removed {spoken_join(gone)} from your {name} list.{tail}",
+                       (Ref("list", "removed", key=name, items=tuple(gone)),))
 
     @tool(speaks_result=True, writes=True, destroys=True)
-    def clear_list(list_name: str) -> str:
+    def clear_list(list_name: str) -> Outcome | str:
         """Clear or empty a whole list.
 
         Args:
@@ -222,11 +226,13 @@ def make_tools(data_dir: Path, aliases: dict[str, str]) -> tuple[list[Tool], Lis
         name = lists.resolve(list_name, must_exist=False)
         if lists.missing(name):
             return str(lists.missing(name))
+        gone = lists.read(name)
         lists.write(name, [])
-        return f"Your {name} list is now empty."
+        return Outcome(f"Your {name} list is now empty.",
+                       (Ref("list", "cleared", key=name, items=tuple(gone)),))
 
     @tool(speaks_result=True, writes=True, grounded=("text",))
-    def add_note(text: str) -> str:
+    def add_note(text: str) -> Outcome:
         """Take a note: write down or remember something.
 
         Args:
@@ -237,7 +243,7 @@ def make_tools(data_dir: Path, aliases: dict[str, str]) -> tuple[list[Tool], Lis
             raise ToolError("say what the note should say.")
         old = notes_path.read_text(encoding="utf-8").splitlines() if notes_path.exists() else []
         _write(notes_path, [*old, f"{datetime.now():%Y-%m-%d %H:%M} | {text}"])
-        return "Noted."
+        return Outcome("Noted.", (Ref("note", "made", label=text),))
 
     @tool(speaks_result=True)
     def read_notes() -> str:

@@ -13,6 +13,7 @@ import logging
 import re
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
@@ -20,9 +21,11 @@ from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import Literal
 
+from voiceagent.agent.outcome import Action, Outcome, Ref
 from voiceagent.agent.tools import Tool, tool
 from voiceagent.atomic import write_atomic
 from voiceagent.errors import ToolError
+from voiceagent.language import say
 from voiceagent.tools.clock import WEEKDAYS, days_ahead, local_zone, spoken_time
 from voiceagent.tools.words import (
     numbers_in,
@@ -51,6 +54,13 @@ class Entry:
     """Epoch seconds when it goes off."""
     seconds: float = 0
     """A timer's length, for "your 5 minute timer is done"."""
+    id: str = ""
+    """Its own name for follow-ups ("cancel it"): never said, never shown to the model."""
+
+    def ref(self, action: Action) -> Ref:
+        """This entry as an outcome's reference."""
+        return Ref(self.kind, action, key=self.id, label=self.label,
+                   value=self.seconds if self.kind == "timer" else None, due=self.due)
 
     def name(self, zone: tzinfo | None) -> str:
         """'5 minute pasta timer', 'wake up alarm', '7:30 AM alarm'."""
@@ -170,12 +180,12 @@ class Timers:
     def _fire(self, announce: Callable[[str], None], entry: Entry, late: bool) -> None:
         name = entry.name(self.zone)
         if late:
-            text = f"Your {name} went off while I was not running."
+            text = say("timer_late", name=name)
         elif entry.kind == "timer":
-            text = f"Your {name} is done."
+            text = say("timer_done", name=name)
         else:
             moment = datetime.fromtimestamp(entry.due, self.zone)
-            text = f"It's {spoken_time(moment)}. Your {name} is going off."
+            text = say("alarm_due", time=spoken_time(moment), name=name)
         try:
             announce(text)
         except Exception:  # a broken speaker must not kill the timer thread
@@ -294,12 +304,16 @@ def _when(due: float, now: float, zone: tzinfo | None) -> str:
     return f"{spoken_time(at)} {named}"
 
 
+def _new_id() -> str:
+    return uuid.uuid4().hex[:8]
+
+
 def make_tools(timers: Timers) -> list[Tool]:
     """set_timer, set_alarm, list_timers and cancel_timer over one Timers store."""
 
     @tool(speaks_result=True, writes=True, grounded=("label",), counted=("duration",),
           asks={"duration": "For how long?"})
-    def set_timer(duration: str, label: str = "") -> str:
+    def set_timer(duration: str, label: str = "") -> Outcome:
         """A timer, or a reminder after a length of time.
 
         Args:
@@ -309,14 +323,14 @@ def make_tools(timers: Timers) -> list[Tool]:
         seconds = parse_duration(duration)
         if not 1 <= seconds <= MAX_SECONDS:
             raise ToolError("a timer must be between 1 second and 7 days long.")
-        entry = Entry("timer", timer_label(label), timers.clock() + seconds, seconds)
+        entry = Entry("timer", timer_label(label), timers.clock() + seconds, seconds, _new_id())
         timers.add(entry)
         what = f": {entry.label}." if entry.label else "."
-        return f"Timer set for {spoken_length(seconds)}{what}"
+        return Outcome(f"Timer set for {spoken_length(seconds)}{what}", (entry.ref("made"),))
 
     @tool(speaks_result=True, writes=True, grounded=("label",), counted=("time",),
           asks={"time": "For what time?"})
-    def set_alarm(time: str, label: str = "") -> str:
+    def set_alarm(time: str, label: str = "") -> Outcome:
         """An alarm, a wake-up, or a reminder at a clock time.
 
         Args:
@@ -329,17 +343,18 @@ def make_tools(timers: Timers) -> list[Tool]:
             # "remind me to call mom tomorrow at 5": the day went into the label
             time, label = f"{time} {day[0]}", (label[:day.start()] + label[day.end():]).strip()
         due = alarm_or_reminder_due(time, timers.zone, now)
-        entry = Entry("alarm", clean_label(label), due)
+        entry = Entry("alarm", clean_label(label), due, id=_new_id())
         timers.add(entry)
         what = f": {entry.label}." if entry.label else "."
-        return f"Alarm set for {_when(due, now, timers.zone)}{what}"
+        return Outcome(f"Alarm set for {_when(due, now, timers.zone)}{what}",
+                       (entry.ref("made"),))
 
     @tool(speaks_result=True)
-    def list_timers() -> str:
+    def list_timers() -> Outcome:
         """Which timers and alarms are set, and the time left."""
         entries = timers.pending()
         if not entries:
-            return "You have no timers or alarms set."
+            return Outcome("You have no timers or alarms set.")
         now = timers.clock()
         parts = [
             f"Your {e.name(timers.zone)} has {spoken_length(e.due - now)} left."
@@ -352,10 +367,10 @@ def make_tools(timers: Timers) -> list[Tool]:
             counts = [f"{n} {kind}{'s' if n != 1 else ''}" for kind in ("timer", "alarm")
                       if (n := sum(e.kind == kind for e in entries))]
             parts.insert(0, f"You have {' and '.join(counts)}.")
-        return " ".join(parts)
+        return Outcome(" ".join(parts), tuple(e.ref("read") for e in entries))
 
     @tool(speaks_result=True, writes=True, destroys=True)
-    def cancel_timer(which: str = "") -> str:
+    def cancel_timer(which: str = "") -> Outcome | str:
         """Cancel or stop a timer or alarm.
 
         Args:
@@ -368,7 +383,9 @@ def make_tools(timers: Timers) -> list[Tool]:
         kinds = {k for k in ("timer", "alarm") if any(w.startswith(k) for w in words)}
         candidates = [e for e in entries if not kinds or e.kind in kinds]
         wanted = clean_label(which)
-        if wanted in ("all", "every", "everything", "both") or {"timers", "alarms"} & set(words):
+        if any(e.id and e.id == which for e in entries):  # a follow-up's own reference
+            chosen = [e for e in entries if e.id == which]
+        elif wanted in ("all", "every", "everything", "both") or {"timers", "alarms"} & set(words):
             chosen = candidates
         elif not wanted:
             chosen = candidates if len(candidates) == 1 else []
@@ -378,12 +395,15 @@ def make_tools(timers: Timers) -> list[Tool]:
         if not chosen:
             names = [f"the {e.name(timers.zone)}" for e in entries]  # an answer, not an error
             have = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+            offered = tuple(e.ref("offered") for e in entries)
             if not candidates:
-                return f"You have no {' or '.join(sorted(kinds))} set, only {have}."
-            return f"Which one? You have {have}."
+                return Outcome(f"You have no {' or '.join(sorted(kinds))} set, only {have}.",
+                               offered)
+            return Outcome(f"Which one? You have {have}.", offered)
         chosen = timers.remove(chosen)
         gone = [f"the {e.name(timers.zone)}" for e in chosen]
-        return "Cancelled " + (gone[0] if len(gone) == 1
-                               else ", ".join(gone[:-1]) + " and " + gone[-1]) + "."
+        return Outcome("Cancelled " + (gone[0] if len(gone) == 1
+                                       else ", ".join(gone[:-1]) + " and " + gone[-1]) + ".",
+                       tuple(e.ref("cancelled") for e in chosen))
 
     return [set_timer, set_alarm, list_timers, cancel_timer]

@@ -230,13 +230,10 @@ class RemoteSynthesizer:
         self.remote: Remote[Synthesizer] = Remote(uri, "tts", "text to speech", fallback)
 
     def synthesize(self, text: str) -> Iterator[Audio]:
-        from voiceagent.speech.speakable import speakable
-
-        spoken = speakable(text)
-        if not spoken.strip():
+        if not text.strip():
             return
         clips: Iterable[Audio] = self.remote.call(
-            lambda: [synthesize_remote(self.remote.uri, spoken)],
+            lambda: [synthesize_remote(self.remote.uri, text)],
             lambda local: local.synthesize(text),
         )
         yield from clips

@@ -37,6 +37,7 @@ from wyoming.tts import (
 
 from voiceagent.config import Config
 from voiceagent.errors import ConfigError, VoiceAgentError
+from voiceagent.language import say
 from voiceagent.ports import Synthesizer, Transcriber
 from voiceagent.wyoming.asr import AudioStream, transcript_events
 from voiceagent.wyoming.handle import ANSWERED, IntentHandler
@@ -175,14 +176,14 @@ class Connection(AsyncEventHandler):
         except Exception as exc:  # noqa: BLE001 - Home Assistant waits for handled/not-handled
             log.warning("%s: the assistant failed on %r: %s: %s", self.peer, transcript.text,
                         type(exc).__name__, exc)
-            await self.write_event(NotHandled(text="Sorry, something went wrong.",
+            await self.write_event(NotHandled(text=say("turn_failed"),
                                               context=transcript.context).event())
             return
         log.info("%s: %r -> %r (%s)", self.peer, transcript.text, outcome.answer, outcome.stop)
         if outcome.stop in ANSWERED and outcome.answer.strip():
             reply: Handled | NotHandled = Handled(text=outcome.answer, context=transcript.context)
         else:
-            reply = NotHandled(text=outcome.answer or "Sorry, I could not answer that.",
+            reply = NotHandled(text=outcome.answer or say("not_answered"),
                                context=transcript.context)
         await self.write_event(reply.event())
 

@@ -15,6 +15,7 @@ from wyoming.audio import AudioStart, AudioStop
 from wyoming.event import Event
 
 from voiceagent.ports import Synthesizer
+from voiceagent.speaking import speech_sentences
 from voiceagent.speech.sentences import SentenceSplitter
 from voiceagent.wyoming.wire import audio_chunks
 
@@ -24,7 +25,8 @@ Write = Callable[[Event], Awaitable[None]]
 async def send_speech(synthesizer: Synthesizer, text: str, write: Write) -> None:
     """audio-start, audio-chunk..., audio-stop for `text` (start and stop even for no audio,
     so the client is never left waiting)."""
-    clips = iter(synthesizer.synthesize(text))
+    clips = (clip for sentence in speech_sentences(text)
+             for clip in synthesizer.synthesize(sentence))
     rate = 0
     while (clip := await asyncio.to_thread(next, clips, None)) is not None:
         if not rate:

@@ -1,0 +1,82 @@
+"""The local stage of a turn: a sentence the templates recognise is answered without the model.
+
+Its calls run through the same call policy and are recorded as ordinary calls and results,
+so the model sees the exchange in later turns. A call that fails means the template guessed
+wrong: the stage gives up and the model gets the request afresh.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Container, Sequence
+from typing import Protocol
+
+from voiceagent.agent.about import INTENTS as ABOUT
+from voiceagent.agent.about import about
+from voiceagent.agent.events import LocalCommand
+from voiceagent.agent.messages import Message, ToolCall
+from voiceagent.agent.recall import INTENTS as RECALLED
+from voiceagent.agent.recall import recall
+from voiceagent.agent.turn import FOLLOW_ID, LOCAL_ID, Turn, TurnResult
+from voiceagent.language import say
+
+
+class LocalMatch(Protocol):
+    """A sentence the local templates recognised (voiceagent.intents.LocalMatch)."""
+
+    @property
+    def intent(self) -> str: ...
+    @property
+    def tool(self) -> str | None: ...
+    @property
+    def args(self) -> dict[str, object]: ...
+    @property
+    def reply(self) -> str: ...
+
+
+class LocalMatcher(Protocol):
+    """Recognises known commands without the model (voiceagent.intents.LocalCommands)."""
+
+    def match(self, text: str) -> LocalMatch | None: ...
+
+    def follow_up(self, text: str, history: Sequence[Message]) -> Sequence[LocalMatch]:
+        """The commands `text` gives by pointing at the last exchange ("cancel it")."""
+        ...
+
+
+def answer_locally(turn: Turn, local: LocalMatcher, history: Sequence[Message],
+                   enabled: Container[str]) -> TurnResult | None:
+    """The turn answered from the templates, or None: the model answers it (`enabled`: the
+    tools there are, for "what can you do?")."""
+    text = turn.user_text
+    matches = list(local.follow_up(text, history))
+    match = matches[0] if matches else local.match(text)
+    if match is None:
+        return None
+    turn.events.emit(LocalCommand(match.intent, match.tool))
+    if match.tool is None:
+        known = (recall(match.intent, history, lambda t: _is_recall(local, t))
+                 if match.intent in RECALLED else
+                 about(match.intent, enabled) if match.intent in ABOUT else "")
+        return turn.end("done", known or match.reply)
+    prefix = FOLLOW_ID if matches else LOCAL_ID
+    calls = tuple(ToolCall(f"{prefix}{time.monotonic_ns() % 10**9}{i}", m.tool, dict(m.args))
+                  for i, m in enumerate(matches or [match]) if m.tool is not None)
+    turn.messages.append(Message("assistant", "", calls))
+    batch = turn.run_calls(calls, template=True)
+    if batch.stop == "misheard":
+        return turn.end("misheard", say("misheard"))
+    if batch.stop == "cancelled":
+        return turn.cancelled("tools")
+    if batch.declined:
+        return turn.end("done", say("declined"))
+    if any(done.error for done, _o in batch.done):
+        return None  # the template guessed wrong: the model gets the request afresh
+    spoken = match.reply or " ".join(outcome.say for _d, outcome in batch.done)
+    return turn.end("done", spoken)
+
+
+def _is_recall(local: LocalMatcher, text: str) -> bool:
+    """`text` asked about the conversation itself ("Say that again")."""
+    found = local.match(text)
+    return found is not None and found.intent in RECALLED

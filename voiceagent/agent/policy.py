@@ -1,0 +1,127 @@
+"""The one call policy: whether a tool call runs, and how, decided before it runs.
+
+Every call of a turn, from the model or from a template, gets one `Decision`:
+- run            as written, or without optional arguments nobody said (`drop`);
+- refuse         not run: the model reads why (`note`) and may fix the call; when the user
+                 must answer instead ("For what time?"), `ask` holds the question;
+- decline        not run, the user said no to it (an approval), or asked not to delete;
+- misheard       not run: the transcript is doubtful and the call changes something;
+- repeat         not run: the model asked again for a result it already has.
+The checks themselves (agent/grounding.py, the approver) stay where they are; this is the one
+place their answers become what happens.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from voiceagent.agent.grounding import ground
+from voiceagent.agent.messages import ToolCall
+from voiceagent.agent.tools import ToolRegistry
+from voiceagent.language import tell_model
+from voiceagent.ports import Approver
+
+Verdict = Literal["run", "refuse", "decline", "misheard", "repeat"]
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What happens to one call."""
+
+    verdict: Verdict
+    call: ToolCall
+    """The call as it runs (numbers read, unknown parameters left out, `drop` removed)."""
+    note: str = ""
+    """For the model: why it was not run, or (run) what was left out."""
+    ask: str = ""
+    """refuse/decline: what to tell the user instead of another model pass."""
+    stop: bool = False
+    """repeat: the model asked a second time after being told; the turn stops."""
+
+
+@dataclass(frozen=True)
+class Said:
+    """The words a call may act on."""
+
+    now: str
+    """This turn's utterance."""
+    earlier: str = ""
+    """The user's words of the last few turns (they count for tools that only read)."""
+    answering: str = ""
+    """The request this turn answers, when the last answer was a question to the user: it
+    counts for writes too."""
+    last_request: str = ""
+    """The user's request of the last exchange: it counts for a follow-up's calls ("make it
+    12 minutes" keeps the pasta timer's label)."""
+
+
+@dataclass
+class CallPolicy:
+    """Decides each call of one turn; remembers the calls already answered."""
+
+    tools: ToolRegistry
+    said: Said
+    doubtful: bool = False
+    """The recogniser was unsure: nothing that changes anything may run."""
+    approve: Approver | None = None
+    on_error: Callable[[str, Exception], None] = lambda _where, _exc: None
+    answered: dict[str, str] = field(default_factory=dict)
+    """Result text of each call the model has seen, by the call's key."""
+    warned: set[str] = field(default_factory=set)
+
+    def decide(self, call: ToolCall, *, template: bool = False,
+               follow: bool = False) -> Decision:
+        """The decision for `call`; `template` for a call a sentence template made (explicit
+        by construction: only its arguments are checked), `follow` for one pointing at the
+        last exchange."""
+        key = _key(call)
+        if key in self.answered:
+            return self._repeat(call, key)
+        tool = self.tools.get(call.name)
+        runs = self.tools.runnable(call)  # with an unknown parameter too: guarded all the same
+        if tool is None or runs is None:
+            return Decision("run", call)  # the registry answers with what is wrong
+        if self.doubtful and tool.writes:
+            return Decision("misheard", call, tell_model("doubtful"))
+        answering = self.said.answering or (self.said.last_request if follow else "")
+        grounding = ground(tool, runs.args, self.said.now, earlier=self.said.earlier,
+                           answering=answering, template=template)
+        if grounding.error:
+            return Decision("refuse", call, grounding.error, ask=grounding.ask)
+        if tool.needs_approval and not self._approved(call):
+            return Decision("decline", call, tell_model("declined"))
+        if grounding.drop:
+            args = {k: v for k, v in call.args.items() if k not in grounding.drop}
+            dropped = ", ".join(f"{k} {call.args[k]!r}" for k in grounding.drop)
+            return Decision("run", ToolCall(call.id, call.name, args, call.bad_json),
+                            tell_model("dropped", what=dropped))
+        return Decision("run", call)
+
+    def seen(self, calls: list[tuple[ToolCall, str]]) -> None:
+        """The model has now seen these calls' results: asking again is a repeat."""
+        for call, text in calls:
+            self.answered.setdefault(_key(call), text)
+
+    def _repeat(self, call: ToolCall, key: str) -> Decision:
+        if key in self.warned:
+            return Decision("repeat", call, tell_model("repeated_again"), stop=True)
+        self.warned.add(key)
+        return Decision("repeat", call, tell_model("repeated", name=call.name,
+                                                   result=self.answered[key]))
+
+    def _approved(self, call: ToolCall) -> bool:
+        if self.approve is None:
+            return False
+        try:
+            return bool(self.approve(call.name, call.args))
+        except Exception as exc:  # a broken front end declines rather than running anyway
+            self.on_error("approve", exc)
+            return False
+
+
+def _key(call: ToolCall) -> str:
+    args: Any = call.args
+    return f"{call.name} {json.dumps(args, sort_keys=True)} {call.bad_json}"

@@ -1,0 +1,92 @@
+"""The one speech policy of a turn: what reaches the speaker, a whole sentence at a time.
+
+Everything a turn says passes here: the model's streamed text (split into sentences by the
+one splitter, each checked by `spoken.unspeakable`: no error text, JSON, placeholders, nor a
+claim nothing backs), a tool's result spoken as the answer, and the turn's own closing
+sentences (language/en/say.yaml). `on_text` receives one whole sentence at a time; joined
+with spaces they are the answer as the user heard it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from voiceagent.agent.spoken import Facts, unspeakable
+from voiceagent.speech.sentences import SentenceSplitter, ends_sentence
+
+
+class Voice:
+    """What one turn says, as it says it."""
+
+    def __init__(self, on_text: Callable[[str], None] | None, facts: Facts) -> None:
+        self._on_text = on_text
+        self.facts = facts
+        """What the user said and the tools answered: what a sentence may state."""
+        self._splitter = SentenceSplitter()
+        self.said: list[str] = []
+        """Every sentence spoken so far, in order."""
+        self.reply_said: list[str] = []
+        """The sentences of the model reply being streamed."""
+        self.dropped: list[tuple[str, str]] = []
+        """(sentence, reason) for each sentence held back."""
+        self._rest_dropped = False
+
+    # -- the model's streamed text --------------------------------------------------------------
+
+    def feed(self, delta: str) -> None:
+        """A streamed delta of the model's reply; whole sentences are checked and spoken."""
+        for sentence in self._splitter.feed(delta):
+            self._check_and_say(sentence)
+
+    def end_reply(self) -> str:
+        """The model's reply is over: its last sentence, then what the reply said."""
+        for sentence in self._splitter.flush():
+            self._check_and_say(sentence)
+        said, self.reply_said = " ".join(self.reply_said), []
+        return said
+
+    def discard(self) -> None:
+        """Drop an unfinished sentence (the reply was cut off or will be asked again)."""
+        self._splitter = SentenceSplitter()
+        self._rest_dropped = False
+
+    def cut(self) -> str:
+        """The reply stops here (cancel, error, cap): its unfinished sentence is dropped;
+        what it said is returned."""
+        self.discard()
+        said, self.reply_said = " ".join(self.reply_said), []
+        return said
+
+    # -- the turn's own words ---------------------------------------------------------------------
+
+    def say(self, text: str) -> None:
+        """A sentence of the turn's own (a closing sentence, a spoken tool result)."""
+        if text.strip():
+            self._emit(text.strip())
+
+    @property
+    def silent(self) -> bool:
+        """Nothing has been said yet."""
+        return not self.said
+
+    @property
+    def answer(self) -> str:
+        return " ".join(self.said)
+
+    # -- inside -----------------------------------------------------------------------------------
+
+    def _check_and_say(self, sentence: str) -> None:
+        reason = unspeakable(sentence, self.facts) or (
+            "rest of a dropped sentence" if self._rest_dropped else "")
+        # a long sentence comes in clauses: the rest of a dropped one goes too
+        self._rest_dropped = bool(reason) and not ends_sentence(sentence)
+        if reason:
+            self.dropped.append((sentence, reason))
+            return
+        self.reply_said.append(sentence)
+        self._emit(sentence)
+
+    def _emit(self, sentence: str) -> None:
+        self.said.append(sentence)
+        if self._on_text is not None:
+            self._on_text(sentence)
