@@ -16,12 +16,12 @@ import pytest
 
 from voiceagent.agent.events import Cap, Error, Events, Recording, Request, TraceFile
 from voiceagent.agent.loop import Agent, TurnResult
-from voiceagent.language import say
 from voiceagent.agent.session import SessionStore
 from voiceagent.agent.tools import ToolRegistry, tool
 from voiceagent.agent.wire_anthropic import AnthropicChat
 from voiceagent.agent.wire_openai import OpenAIChat
 from voiceagent.config import AgentConfig
+from voiceagent.language import say
 from voiceagent.testing import (
     FakeLLMServer,
     Response,

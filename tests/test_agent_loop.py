@@ -9,12 +9,12 @@ import pytest
 
 from voiceagent.agent.events import Cancelled, Cap, Error, Events, Recording
 from voiceagent.agent.loop import Agent, TurnResult
-from voiceagent.language import say, tell_model
 from voiceagent.agent.messages import Message, Price, Reply, ToolCall, Usage
 from voiceagent.agent.session import unpaired
 from voiceagent.agent.tools import ToolRegistry, tool
 from voiceagent.config import AgentConfig
 from voiceagent.errors import ChatError, ServerDown
+from voiceagent.language import say, tell_model
 from voiceagent.testing import ScriptedChatModel, calls
 
 CANCEL = threading.Event()

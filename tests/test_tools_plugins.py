@@ -60,7 +60,7 @@ def test_shell_is_left_out_in_kiosk_mode_unless_configured(tmp_path, boxes):
 def test_list_names_and_aliases_feed_vocabulary(tmp_path, boxes):
     box = build(tmp_path, enabled=["lists"], list_aliases={"groceries": "shopping"})
     boxes.append(box)
-    box.registry.run(ToolCall("1", "add_to_list", {"list_name": "hardware", "items": "nails"})).pair
+    box.registry.run(ToolCall("1", "add_to_list", {"list_name": "hardware", "items": "nails"}))
     assert box.vocabulary == ["hardware", "groceries", "shopping"]
 
 
@@ -141,7 +141,8 @@ def test_mcp_server_tools_work(tmp_path, boxes):
     assert box.registry.get("echo").description == "Use when the user asks to echo a text back."
     assert box.registry.run(ToolCall("1", "echo", {"text": "hello"})).pair == ("echo: hello", False)
     assert box.registry.run(ToolCall("2", "add", {"a": 2, "b": 3})).pair == ("5", False)
-    assert box.registry.run(ToolCall("3", "fail", {})).pair == ("Error: this tool always fails", True)
+    assert box.registry.run(ToolCall("3", "fail", {})).pair == (
+        "Error: this tool always fails", True)
     text, is_error = box.registry.run(ToolCall("4", "add", {"a": "two", "b": 3})).pair
     assert is_error and "'a'" in text  # validated against the server's inputSchema
 

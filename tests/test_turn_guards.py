@@ -14,11 +14,11 @@ import pytest
 from voiceagent.agent.events import Events, LocalCommand, Recording
 from voiceagent.agent.grounding import clearly_asked_to_destroy, unsaid_words
 from voiceagent.agent.loop import Agent, TurnResult
-from voiceagent.language import say
 from voiceagent.agent.messages import Message
 from voiceagent.agent.spoken import Facts, unspeakable
 from voiceagent.config import AgentConfig, load_config
 from voiceagent.errors import ServerDown
+from voiceagent.language import say
 from voiceagent.testing import ScriptedChatModel, calls
 from voiceagent.tools import ToolContext, build_tools
 
