@@ -9,7 +9,6 @@ import os
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -24,9 +23,15 @@ from voiceagent.build import build_chat
 from voiceagent.config import Config, LLMConfig, PathsConfig
 from voiceagent.errors import ChatError, ModelError, ServerDown
 from voiceagent.llm_server import ensure_server, probe
-from voiceagent.testing import FakeLLMServer, ScriptedChatModel, openai_stream, unused_url
+from voiceagent.testing import (
+    FakeClock,
+    FakeLLMServer,
+    ScriptedChatModel,
+    openai_stream,
+    unused_url,
+)
 from voiceagent.tools.lists import Lists
-from voiceagent.tools.timers import Entry, Timers
+from voiceagent.tools.timer_store import Entry, Timers
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -241,7 +246,7 @@ def test_a_damaged_session_file_is_moved_aside(tmp_path: Path, content: bytes) -
 def test_a_damaged_timers_file_is_moved_aside(tmp_path: Path, content: bytes) -> None:
     path = tmp_path / "timers.json"
     path.write_bytes(content)
-    timers = Timers(path, None)
+    timers = Timers(path)
     assert timers.pending() == []
     assert (tmp_path / "timers.corrupt").read_bytes() == content
 
@@ -254,44 +259,34 @@ def test_a_list_file_that_is_not_text_is_moved_aside(tmp_path: Path) -> None:
 
 
 def test_the_wall_clock_jumping_past_a_timer_announces_it_once(tmp_path: Path) -> None:
-    now = [1_000_000.0]
+    clock = FakeClock(1_000_000.0)
     said: list[str] = []
-    timers = Timers(tmp_path / "timers.json", said.append, "UTC", clock=lambda: now[0])
-    try:
-        timers.add(Entry("timer", "tea", now[0] + 600, 600))
-        now[0] += 3600  # NTP steps the clock an hour forward
-        deadline = time.monotonic() + 10
-        while not said and time.monotonic() < deadline:
-            time.sleep(0.05)
-        time.sleep(2.5)  # more than one poll: a second announcement would come now
-    finally:
-        timers.close()
+    timers = Timers(tmp_path / "timers.json", clock)
+    timers.add(Entry("timer", "tea", clock.time() + 600, 600))
+    timers.ring(said.append)
+    clock.advance(3600)  # NTP steps the clock an hour forward
+    timers.ring(said.append)
+    timers.ring(said.append)  # the bell's next look: rung once, not twice
     assert said == ["Your 10 minute tea timer is done."]
     assert timers.pending() == []
 
 
 def test_timers_firing_on_a_full_disk_announce_once_and_keep_running(
         disk: Path, caplog: pytest.LogCaptureFixture) -> None:
-    now = [1_000_000.0]
+    clock = FakeClock(1_000_000.0)
     said: list[str] = []
-    timers = Timers(disk / "timers.json", said.append, "UTC", clock=lambda: now[0])
-    try:
-        timers.add(Entry("timer", "tea", now[0] + 60, 60))
-        timers.add(Entry("timer", "eggs", now[0] + 120, 120))
-        fill(disk)
-        now[0] += 90
-        deadline = time.monotonic() + 10
-        while not said and time.monotonic() < deadline:
-            time.sleep(0.05)
-        time.sleep(2.5)  # a poll later: the entry is still in the file, must not fire again
-        (disk / "filler").unlink()
-        now[0] += 60
-        deadline = time.monotonic() + 10
-        while len(said) < 2 and time.monotonic() < deadline:
-            time.sleep(0.05)
-        time.sleep(2.5)
-    finally:
-        timers.close()
+    timers = Timers(disk / "timers.json", clock)
+    timers.add(Entry("timer", "tea", clock.time() + 60, 60))
+    timers.add(Entry("timer", "eggs", clock.time() + 120, 120))
+    timers.ring(said.append)
+    fill(disk)
+    clock.advance(90)
+    timers.ring(said.append)  # announced, though the file cannot be saved
+    timers.ring(said.append)  # the entry is still in the file: it must not ring again
+    (disk / "filler").unlink()
+    clock.advance(60)
+    timers.ring(said.append)
+    timers.ring(said.append)
     assert said == ["Your 1 minute tea timer is done.", "Your 2 minute eggs timer is done."]
     assert timers.pending() == []
     assert sum(r.levelno >= logging.ERROR for r in caplog.records) == 1

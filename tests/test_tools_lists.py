@@ -4,6 +4,7 @@ import pytest
 
 from voiceagent.agent.messages import ToolCall
 from voiceagent.agent.tools import ToolRegistry
+from voiceagent.testing import FakeClock
 from voiceagent.tools.lists import make_tools, split_items
 
 ALIASES = {"groceries": "shopping", "todo": "to-do"}
@@ -11,7 +12,7 @@ ALIASES = {"groceries": "shopping", "todo": "to-do"}
 
 @pytest.fixture
 def t(tmp_path):
-    tools, _ = make_tools(tmp_path, ALIASES)
+    tools, _ = make_tools(tmp_path, ALIASES, FakeClock())
     return {tool.name: tool for tool in tools}
 
 
@@ -98,7 +99,7 @@ def test_a_pronoun_is_no_item(tmp_path):
     from voiceagent.errors import ToolError
     from voiceagent.tools.lists import make_tools
 
-    tools, _lists = make_tools(tmp_path, {})
+    tools, _lists = make_tools(tmp_path, {}, FakeClock())
     add = next(t for t in tools if t.name == "add_to_list")
     with pytest.raises(ToolError, match="names no item"):
         add(list_name="shopping", items="put it on the shopping list")

@@ -9,8 +9,10 @@ import pytest
 
 from voiceagent.agent.messages import ToolCall
 from voiceagent.config import config_from_dict
+from voiceagent.testing import FakeClock
 from voiceagent.tools import FAMILIES, ToolContext, build_tools
-from voiceagent.tools.timers import Timers, make_tools
+from voiceagent.tools.timer_store import Timers
+from voiceagent.tools.timers import make_tools
 
 DATA = Path(__file__).parent / "data"
 SERVER = str(DATA / "mcp_echo_server.py")
@@ -65,10 +67,9 @@ def test_list_names_and_aliases_feed_vocabulary(tmp_path, boxes):
 
 
 def test_only_a_context_that_fires_timers_announces_them(tmp_path, boxes):
-    past = Timers(tmp_path / "timers.json", None, clock=lambda: time.time() - 7200)
+    past = Timers(tmp_path / "timers.json", FakeClock(time.time() - 7200))
     [set_timer] = [t for t in make_tools(past) if t.name == "set_timer"]
     set_timer.func(duration="1 hour", label="soup")  # its clock is 2 h behind: overdue now
-    past.close()
     config = config_from_dict({"paths": {"data_dir": str(tmp_path)},
                                "tools": {"enabled": ["timers"]}})
     heard: list[str] = []

@@ -1,15 +1,17 @@
 """Timers and alarms: spoken durations and times, announcing while idle, surviving restarts."""
 
 import threading
-import time
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
 import pytest
 
 from voiceagent.errors import ToolError
-from voiceagent.tools.timers import Timers, alarm_due, make_tools
+from voiceagent.testing import FakeClock
+from voiceagent.tools.timer_store import Bell, Timers
+from voiceagent.tools.timers import alarm_due, make_tools
 from voiceagent.tools.words import numbers_in, parse_clock_time, parse_duration
+from voiceagent.wallclock import SystemClock
 
 UTC = ZoneInfo("UTC")
 
@@ -34,11 +36,8 @@ class Announcer:
 
 @pytest.fixture
 def timers(tmp_path):
-    announcer = Announcer()
-    store = Timers(tmp_path / "timers.json", announcer, "UTC")
-    store.announcer = announcer
-    yield store
-    store.close()
+    """A store on a clock the test moves (ring() is called by the test, no thread)."""
+    return Timers(tmp_path / "timers.json", FakeClock("2026-12-01 08:00"))
 
 
 def tools(store):
@@ -113,18 +112,34 @@ def test_an_alarm_on_the_day_said_with_it():
 
 def test_a_day_said_in_the_label_moves_to_the_time(tmp_path):
     """"Remind me to call mom tomorrow at 5 pm": the template's label holds "tomorrow"."""
-    store = Timers(tmp_path / "timers.json", None, "UTC", clock=lambda: _at("2026-12-01 08:00"))
+    store = Timers(tmp_path / "timers.json", FakeClock("2026-12-01 08:00"))
     said = tools(store)["set_alarm"](time="5 pm", label="call mom tomorrow")
     assert said == "Alarm set for 5:00 PM tomorrow: call mom."
     assert store.pending()[0].due == _at("2026-12-02 17:00")
-    store.close()
 
-def test_timer_fires_while_idle_and_is_announced(timers):
+def test_a_due_timer_rings_once_and_is_gone(timers):
     t = tools(timers)
-    assert t["set_timer"](duration="1 second", label="the pasta timer") == (
-        "Timer set for 1 second: pasta.")
-    assert timers.announcer.wait() == ["Your 1 second pasta timer is done."]
+    assert t["set_timer"](duration="1 minute", label="the pasta timer") == (
+        "Timer set for 1 minute: pasta.")
+    said: list[str] = []
+    timers.ring(said.append)
+    assert said == []  # not due yet
+    timers.clock.advance(60)
+    timers.ring(said.append)
+    timers.ring(said.append)  # rung once, not again
+    assert said == ["Your 1 minute pasta timer is done."]
     assert t["list_timers"]() == "You have no timers or alarms set."
+
+
+def test_the_bell_rings_a_timer_while_idle(tmp_path):
+    """The real thread on the real clock: set, then announced without anyone asking."""
+    store, announcer = Timers(tmp_path / "timers.json", SystemClock(UTC)), Announcer()
+    bell = Bell(store, announcer)
+    try:
+        tools(store)["set_timer"](duration="1 second", label="tea")
+        assert announcer.wait() == ["Your 1 second tea timer is done."]
+    finally:
+        bell.close()
 
 
 def test_set_list_and_cancel(timers):
@@ -168,7 +183,7 @@ def test_spoken_results_read_naturally(timers):
 def test_alarm_in_a_relative_time_and_bad_lengths(timers):
     t = tools(timers)
     assert t["set_alarm"](time="in 10 minutes").startswith("Alarm set for ")
-    assert 590 < timers.pending()[0].due - timers.clock() <= 600
+    assert timers.pending()[0].due - timers.clock.time() == 600
     t["set_alarm"](time="20 minutes", label="oven")  # a reminder sent to set_alarm
     assert [e.label for e in timers.pending()] == ["", "oven"]
     with pytest.raises(ToolError, match="time of day"):
@@ -179,54 +194,41 @@ def test_alarm_in_a_relative_time_and_bad_lengths(timers):
 
 def test_restart_keeps_timers(tmp_path):
     path = tmp_path / "timers.json"
-    first = Timers(path, Announcer())
-    tools(first)["set_timer"](duration="1 hour", label="bread")
-    first.close()
-    second = Timers(path, Announcer())
-    try:
-        assert tools(second)["list_timers"]().startswith("Your 1 hour bread timer has ")
-    finally:
-        second.close()
+    tools(Timers(path, FakeClock()))["set_timer"](duration="1 hour", label="bread")
+    assert tools(Timers(path, FakeClock()))["list_timers"]().startswith(
+        "Your 1 hour bread timer has ")
 
 
 def test_timer_due_while_not_running_is_announced_at_start(tmp_path):
     path = tmp_path / "timers.json"
-    first = Timers(path, Announcer(), clock=lambda: time.time() - 7200)
-    tools(first)["set_timer"](duration="1 hour", label="laundry")
-    first.close()  # its clock is two hours behind: the timer is not yet due for it
-    announcer = Announcer()
-    second = Timers(path, announcer)
-    try:
-        assert announcer.wait() == ["Your 1 hour laundry timer went off while I was not running."]
-    finally:
-        second.close()
+    tools(Timers(path, FakeClock(1_000_000.0)))["set_timer"](duration="1 hour",
+                                                             label="laundry")
+    later = Timers(path, FakeClock(1_000_000.0 + 7200))  # started two hours later
+    said: list[str] = []
+    later.ring(said.append)
+    assert said == ["Your 1 hour laundry timer went off while I was not running."]
 
 
 def test_corrupt_timers_file_is_moved_aside(tmp_path):
     path = tmp_path / "timers.json"
     path.write_text("{not json")
-    store = Timers(path, Announcer())
+    assert Timers(path).pending() == []
+    assert (tmp_path / "timers.corrupt").read_text() == "{not json"
+
+
+def test_a_timer_set_elsewhere_is_fired_by_the_running_assistant(tmp_path):
+    """`voiceagent ask` in another process sets it; the running assistant's bell rings it."""
+    path, announcer = tmp_path / "timers.json", Announcer()
+    bell = Bell(Timers(path, SystemClock(UTC)), announcer)
     try:
-        assert store.pending() == []
-        assert (tmp_path / "timers.corrupt").read_text() == "{not json"
+        tools(Timers(path, SystemClock(UTC)))["set_timer"](duration="1 second", label="tea")
+        assert announcer.wait() == ["Your 1 second tea timer is done."]
     finally:
-        store.close()
+        bell.close()
 
 
-def test_a_timer_set_elsewhere_is_fired_by_the_running_assistant(tmp_path, timers):
-    one_shot = Timers(timers.path, None, "UTC")  # e.g. `voiceagent ask` in another process
-    tools(one_shot)["set_timer"](duration="1 second", label="tea")
-    one_shot.close()
-    assert timers.announcer.wait() == ["Your 1 second tea timer is done."]
-
-
-def test_without_a_speaker_timers_are_kept_not_fired(tmp_path):
+def test_without_a_bell_timers_are_kept_not_fired(tmp_path):
     path = tmp_path / "timers.json"
-    past = Timers(path, None, clock=lambda: time.time() - 7200)
-    tools(past)["set_timer"](duration="1 hour", label="soup")
-    past.close()
-    quiet = Timers(path, None)  # overdue, but nobody can hear it: left for the assistant
-    try:
-        assert tools(quiet)["list_timers"]().startswith("Your 1 hour soup timer has ")
-    finally:
-        quiet.close()
+    tools(Timers(path, FakeClock(1_000_000.0)))["set_timer"](duration="1 hour", label="soup")
+    quiet = Timers(path, FakeClock(1_000_000.0 + 7200))  # overdue, but nobody rings it
+    assert tools(quiet)["list_timers"]().startswith("Your 1 hour soup timer has ")

@@ -20,8 +20,9 @@ from voiceagent.agent.session import SessionStore
 from voiceagent.assistant import Assistant, Recover
 from voiceagent.config import Config
 from voiceagent.errors import ChatError, ModelError
-from voiceagent.ports import Approver, ChatModel, Player, Synthesizer, Transcriber
+from voiceagent.ports import Approver, ChatModel, Clock, Player, Synthesizer, Transcriber
 from voiceagent.tools import Toolbox, ToolContext, build_tools
+from voiceagent.wallclock import clock_for
 
 Share = Literal["", "announce", "reuse"]
 """How an embedded LLM server is shared between processes (see build_chat)."""
@@ -168,13 +169,14 @@ class _NoModelYet:
         raise ChatError("the language model is not connected yet")
 
 
-def build_local_commands(config: Config, toolbox: Toolbox) -> LocalMatcher | None:
+def build_local_commands(config: Config, toolbox: Toolbox,
+                         clock: Clock | None = None) -> LocalMatcher | None:
     """The sentence templates for the enabled tools, unless [agent] local_commands is off."""
     if not config.agent.local_commands:
         return None
     from voiceagent.intents import LocalCommands
 
-    return LocalCommands(toolbox.registry)
+    return LocalCommands(toolbox.registry, clock or clock_for(config.tools.timezone)[0])
 
 
 def build_transcriber(config: Config, vocabulary: list[str] | None = None) -> Transcriber:
@@ -238,12 +240,16 @@ def build_assistant(
     )
     stack.enter_context(session.lock())
     holder: list[Assistant] = []
+    clock, warning = clock_for(config.tools.timezone)
+    if warning:
+        log.warning("%s", warning)
     context = ToolContext(
         data_dir=config.data_dir,
         mode=mode,
         announce=lambda text: holder[0].announce(text) if holder else None,
         fires_timers=mode in ("ptt", "kiosk", "daemon"),  # not ask/bench: they exit at once
         reset_conversation=lambda: holder[0].request_reset() if holder else None,
+        clock=clock,
     )
     toolbox = build_toolbox(config, stack, context)
     agent = Agent(
@@ -253,7 +259,7 @@ def build_assistant(
         events,
         approve=approve,
         prefix=worked_example(toolbox.registry) if config.agent.worked_example else (),
-        local=build_local_commands(config, toolbox),
+        local=build_local_commands(config, toolbox, clock),
     )
 
     def connect() -> tuple[ChatModel, Recover | None]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
+from datetime import datetime, tzinfo
 from typing import Protocol
 
 from voiceagent.agent.messages import Message, Reply, ToolSpec
@@ -103,3 +104,23 @@ class ChatModel(Protocol):
 
 Approver = Callable[[str, dict[str, object]], bool]
 """Asks the user whether tool `name` may run with `args`; True means yes."""
+
+
+class Clock(Protocol):
+    """Where the time comes from: the wall clock in the assistant's zone, or a test's.
+
+    Timers, the clock tool, spoken times in templates and follow-ups all read this, so one
+    `[tools] timezone` holds everywhere and a test sets the time instead of sleeping."""
+
+    @property
+    def zone(self) -> tzinfo | None:
+        """The zone times are said in; None for the system's own."""
+        ...
+
+    def time(self) -> float:
+        """Now, in epoch seconds."""
+        ...
+
+    def now(self) -> datetime:
+        """Now, as an aware datetime in `zone`."""
+        ...

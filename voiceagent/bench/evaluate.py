@@ -132,9 +132,9 @@ def _notes(data: Path) -> tuple[str, ...]:
 
 
 def _timers(data: Path) -> int:
-    from voiceagent.tools.timers import Timers
+    from voiceagent.tools.timer_store import Timers
 
-    return len(Timers(data / "timers.json", None).pending())
+    return len(Timers(data / "timers.json").pending())
 
 
 def evaluate(config: Config, cases: Sequence[Case],

@@ -12,13 +12,13 @@ import re
 import tomllib
 from collections.abc import Collection
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from voiceagent.errors import ToolError
 from voiceagent.tools.timers import said_day
 from voiceagent.tools.words import numbers_in, parse_clock_time, parse_duration
+from voiceagent.wallclock import SystemClock
 
 NONE = "none"
 """Expected tool: answer without any tool."""
@@ -246,7 +246,7 @@ def matches(key: str, want: Any, got: Any) -> bool:
         if key == "duration":
             return abs(parse_duration(str(got)) - float(want)) < 0.5
         if key == "time":  # the clock time; a day said with it is the alarm's business
-            h, m, _ = parse_clock_time(said_day(str(got), datetime.now())[0])
+            h, m, _ = parse_clock_time(said_day(str(got), SystemClock().now())[0])
             wh, wm, _ = parse_clock_time(str(want))
             return (h % 12, m) == (wh % 12, wm)
     except ToolError:

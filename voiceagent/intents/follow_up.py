@@ -19,6 +19,7 @@ from voiceagent.agent.outcome import Ref
 from voiceagent.intents import slots
 from voiceagent.intents.matcher import LocalMatch
 from voiceagent.intents.normalize import clean
+from voiceagent.ports import Clock
 from voiceagent.tools.timers import said_day
 
 _FIRST = r"(?:(?:no|oh|wait|actually|sorry|oops|and|so)[\s,]+)*"
@@ -59,7 +60,7 @@ def _asked_which(exchange: list[tuple[str, tuple[Ref, ...]]]) -> bool:
     return any(r.action == "offered" for _t, refs in exchange for r in refs)
 
 
-def follow_up(text: str, history: Sequence[Message]) -> list[LocalMatch]:
+def follow_up(text: str, history: Sequence[Message], clock: Clock) -> list[LocalMatch]:
     """The calls `text` asks for when it points at what the last exchange made (one timer,
     alarm or list); [] when it does not (the templates and the model take it as usual)."""
     said = clean(text)
@@ -87,13 +88,14 @@ def follow_up(text: str, history: Sequence[Message]) -> list[LocalMatch]:
         return []
     tool = "set_timer" if thing.kind == "timer" else "set_alarm"
     new = slots.duration(changed["new"]) if tool == "set_timer" else slots.time_of_day(
-        changed["new"])
+        changed["new"], clock)
     if new is None:
         return []
+    today = clock.now()
     if tool == "set_alarm" and thing.due is not None \
-            and said_day(new["time"], datetime.now())[1] is None:
-        day = datetime.fromtimestamp(thing.due).date()
-        if day != datetime.now().date():  # "make it 10" keeps "on Friday"
+            and said_day(new["time"], today)[1] is None:
+        day = datetime.fromtimestamp(thing.due, clock.zone).date()
+        if day != today.date():  # "make it 10" keeps "on Friday"
             new = {"time": f"{new['time']} on {day:%A}"}
     intent = "timer_start" if tool == "set_timer" else "alarm_set"
     return [LocalMatch("timer_cancel", "cancel_timer", {"which": thing.key}),

@@ -22,7 +22,9 @@ from voiceagent.agent.tools import ToolRegistry
 from voiceagent.intents import slots
 from voiceagent.intents.normalize import clean
 from voiceagent.language import lexicon
+from voiceagent.ports import Clock
 from voiceagent.tools.words import SMALL
+from voiceagent.wallclock import SystemClock
 
 log = logging.getLogger(__name__)
 
@@ -69,11 +71,13 @@ def _load_sentences() -> dict[str, Any]:
 class LocalCommands:
     """Matches an utterance against the templates of the tools in `registry`."""
 
-    def __init__(self, registry: ToolRegistry) -> None:
+    def __init__(self, registry: ToolRegistry, clock: Clock | None = None) -> None:
         self.registry = registry
+        self.clock: Clock = clock or SystemClock()
+        """Now: spoken days and times ("tomorrow at 7") are read by it."""
         data = _load_sentences()
         self._meta: dict[str, tuple[str | None, str]] = {}
-        self._readers: dict[str, slots.Reader] = dict(slots.READERS)
+        self._readers: dict[str, slots.Reader] = slots.readers(self.clock)
         intents: dict[str, Any] = {}
         for name, spec in data["intents"].items():
             tool = spec.get("tool")
@@ -120,7 +124,7 @@ class LocalCommands:
         timer was set); [] otherwise (intents/follow_up.py)."""
         from voiceagent.intents.follow_up import follow_up
 
-        found = follow_up(text, history)
+        found = follow_up(text, history, self.clock)
         if found and found[0].intent == "timer_which" and self.match(text) is not None:
             return []  # "Never mind.", "Cancel all of them." answer "Which one?" themselves
         return found if all(m.tool is None or m.tool in self.registry for m in found) else []

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from datetime import datetime
 from typing import Any
 
 from voiceagent.errors import ToolError
 from voiceagent.intents.numbers import duration_seconds, number_value, split_quantity
+from voiceagent.ports import Clock
 from voiceagent.tools import calculator, clock, timers
 from voiceagent.tools.words import numbers_in, parse_clock_time, spoken_duration
+from voiceagent.wallclock import SystemClock
 
 Args = dict[str, Any]
 Reader = Callable[[str], Args | None]
@@ -115,7 +116,7 @@ def _clock_words(text: str) -> str:
     return t
 
 
-def time_of_day(text: str) -> Args | None:
+def time_of_day(text: str, clock: Clock | None = None) -> Args | None:
     """A clock time ('7:30 am', 'seven thirty', 'half past 7') or a time from now ('10
     minutes')."""
     t = strip_edges(text)
@@ -126,7 +127,7 @@ def time_of_day(text: str) -> Args | None:
     if seconds is not None:
         return {"time": f"in {spoken_duration(seconds)}"} if seconds >= 1 else None
     try:
-        parse_clock_time(timers.said_day(t, datetime.now())[0])  # "7 am tomorrow"
+        parse_clock_time(timers.said_day(t, (clock or SystemClock()).now())[0])  # "7 am tomorrow"
     except ToolError:
         return None
     return {"time": t}
@@ -148,11 +149,12 @@ def place(text: str) -> Args | None:
     return None
 
 
-def relative_day(text: str) -> Args | None:
+def relative_day(text: str, now: Clock | None = None) -> Args | None:
     """"tomorrow", "in three days", "next Friday", "Christmas", "July 4th": passed as the
     clock's place, which answers with that day's date (tools/clock.py)."""
     said = strip_edges(text)
-    if clock.days_ahead(said, datetime.now()) is None and clock.calendar_day(said) is None:
+    today = (now or SystemClock()).now()
+    if clock.days_ahead(said, today) is None and clock.calendar_day(said) is None:
         return None
     return {"place": said}
 
@@ -274,15 +276,19 @@ def somewhere(text: str) -> Args | None:
     return {}
 
 
-READERS: dict[str, Reader] = {
-    "duration": duration, "label": label, "duration_label": duration_label,
-    "which_timer": which_timer, "which_alarm": which_alarm, "time": time_of_day,
-    "place": place, "day": relative_day, "items": items, "list_name": list_name, "text": note_text,
-    "expression": expression, "quantity": quantity, "to_unit": to_unit,
-    "left": operand("left"), "right": operand("right"), "contact": contact,
-    "device_name": device_name, "somewhere": somewhere, "anything": anything,
-}
-"""Readers of the built-in templates' slots, by slot name."""
+def readers(now: Clock) -> dict[str, Reader]:
+    """Readers of the built-in templates' slots, by slot name; spoken days and times are read
+    by `now`."""
+    return {
+        "duration": duration, "label": label, "duration_label": duration_label,
+        "which_timer": which_timer, "which_alarm": which_alarm,
+        "time": lambda text: time_of_day(text, now), "place": place,
+        "day": lambda text: relative_day(text, now), "items": items, "list_name": list_name,
+        "text": note_text, "expression": expression, "quantity": quantity,
+        "to_unit": to_unit, "left": operand("left"), "right": operand("right"),
+        "contact": contact, "device_name": device_name, "somewhere": somewhere,
+        "anything": anything,
+    }
 
 
 def unit_check(args: Args) -> bool:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from voiceagent.agent.tools import Tool, ToolRegistry, tool
 from voiceagent.config import Config
-from voiceagent.errors import ToolError
+from voiceagent.ports import Clock
 from voiceagent.tools import (
     calculator,
     clock,
@@ -30,6 +30,8 @@ from voiceagent.tools import (
     system,
     timers,
 )
+from voiceagent.tools.timer_store import Bell, Timers
+from voiceagent.wallclock import SystemClock, clock_for
 
 __all__ = ["FAMILIES", "ToolContext", "Toolbox", "build_tools", "tool", "workspace"]
 
@@ -61,6 +63,9 @@ class ToolContext:
     False: timers are kept but not fired; the running assistant announces them."""
     reset_conversation: Callable[[], None] = _nothing
     """Forget the conversation (called from inside a turn, by the conversation tool)."""
+    clock: Clock | None = None
+    """Now, for timers, alarms, the clock and notes; None: the system clock in [tools]
+    timezone."""
 
 
 @dataclass
@@ -96,12 +101,11 @@ def build_tools(config: Config, ctx: ToolContext) -> Toolbox:
     """The tool families in config.tools.enabled, plugin modules and MCP tools."""
     tc = config.tools
     box = Toolbox(ToolRegistry(result_chars=config.agent.tool_result_chars))
-    try:
-        clock.local_zone(tc.timezone)
-    except ToolError as exc:
-        box.warn(f"[tools] timezone: {exc} Using the system's zone.")
-        config = replace(config, tools=replace(tc, timezone=""))
-        tc = config.tools
+    if ctx.clock is None:
+        system, warning = clock_for(tc.timezone)
+        if warning:
+            box.warn(warning)
+        ctx = replace(ctx, clock=system)
     unknown = [f for f in tc.enabled if f not in FAMILIES]
     if unknown:
         box.warn(f"unknown tool families in [tools] enabled: {', '.join(unknown)} "
@@ -132,14 +136,15 @@ def build_tools(config: Config, ctx: ToolContext) -> Toolbox:
 def _family(name: str, config: Config, ctx: ToolContext, box: Toolbox) -> list[Tool]:
     tc = config.tools
     if name == "clock":
-        return clock.make_tools(tc.timezone)
+        return clock.make_tools(ctx.clock or SystemClock())
     if name == "timers":
-        speaker = ctx.announce if ctx.fires_timers else None
-        timer_store = timers.Timers(ctx.data_dir / "timers.json", speaker, tc.timezone)
-        box.closers.append(timer_store.close)
-        return timers.make_tools(timer_store)
+        store = Timers(ctx.data_dir / "timers.json", ctx.clock or SystemClock())
+        if ctx.fires_timers:
+            box.closers.append(Bell(store, ctx.announce).close)
+        return timers.make_tools(store)
     if name == "lists":
-        made, list_store = lists.make_tools(ctx.data_dir, tc.list_aliases)
+        made, list_store = lists.make_tools(ctx.data_dir, tc.list_aliases,
+                                            ctx.clock or SystemClock())
         box.vocabulary_sources.append(
             lambda: [*list_store.names(), *tc.list_aliases, *tc.list_aliases.values()])
         return made

@@ -18,13 +18,14 @@ import string
 import unicodedata
 import zoneinfo
 from dataclasses import asdict, dataclass
-from datetime import datetime, timedelta, tzinfo
+from datetime import datetime, timedelta
 from functools import cache
 from pathlib import Path
 
 from voiceagent.agent.tools import Tool, tool
 from voiceagent.atomic import atomic_file
 from voiceagent.errors import ToolError
+from voiceagent.ports import Clock
 from voiceagent.tools.words import capitalised, numbers_in
 
 log = logging.getLogger(__name__)
@@ -34,16 +35,6 @@ HERE = {"", "here", "local", "home", "now", "right now", "today", "tonight", "cu
         "current location", "my city", "my time zone", "local time zone"}
 """Words small models put in `place` when the user asked about here."""
 ZONE_HINT = "Use a city such as 'Tokyo' or 'New York', or a zone such as 'Europe/Berlin'."
-
-
-def local_zone(name: str) -> tzinfo | None:
-    """The configured zone, or None for the system's own (datetime.astimezone() picks it)."""
-    if not name:
-        return None
-    try:
-        return zoneinfo.ZoneInfo(name)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        raise ToolError(f"the configured time zone {name!r} is unknown. {ZONE_HINT}") from None
 
 
 WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
@@ -137,10 +128,6 @@ def days_until_said(name: str, moment: datetime, today: datetime) -> str:
     if days == 1:
         return f"{said} is tomorrow, {spoken_date(moment)}."
     return f"{said} is on {spoken_date(moment)}, in {days} days."
-
-
-def now_in(zone: tzinfo | None) -> datetime:
-    return datetime.now().astimezone(zone)
 
 
 def spoken_time(moment: datetime) -> str:
@@ -360,8 +347,8 @@ def asks_for_the_time(request: str) -> bool:
     return _DERIVED.search(request) is None
 
 
-def make_tools(timezone: str) -> list[Tool]:
-    """The clock tool, telling time in `timezone` (empty = the system's)."""
+def make_tools(clock: Clock) -> list[Tool]:
+    """The clock tool, telling time by `clock` (in its zone)."""
 
     @tool(speaks_result=True, answers=asks_for_the_time, grounded=("place",))
     def get_time(place: str = "") -> str:
@@ -370,7 +357,7 @@ def make_tools(timezone: str) -> list[Tool]:
         Args:
             place: a city or country the user named; else empty.
         """
-        today = now_in(local_zone(timezone))
+        today = clock.now()
         holiday = calendar_day(place)
         if holiday is not None:  # "Christmas", "July 4th": when it is, and how far away
             name, month, day_of_month = holiday
@@ -386,9 +373,9 @@ def make_tools(timezone: str) -> list[Tool]:
             return f"{said} is {spoken_date(day)}."
         if _key(place) not in HERE:
             zone = find_zone(place)
-            moment = now_in(zone)
+            moment = clock.now().astimezone(zone)
             return f"In {_with_the(place)} it is {spoken_time(moment)}, {spoken_date(moment)}."
-        moment = now_in(local_zone(timezone))
+        moment = clock.now()
         return f"It is {spoken_time(moment)}, {spoken_date(moment)}."
 
     return [get_time]

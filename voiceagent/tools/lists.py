@@ -10,13 +10,13 @@ from __future__ import annotations
 import logging
 import re
 import time
-from datetime import datetime
 from pathlib import Path
 
 from voiceagent.agent.outcome import Outcome, Ref
 from voiceagent.agent.tools import Tool, tool
 from voiceagent.atomic import write_atomic
 from voiceagent.errors import ToolError
+from voiceagent.ports import Clock
 from voiceagent.tools.words import capitalised
 
 ALL_WORDS = ("all", "everything", "lists", "all lists", "")
@@ -146,7 +146,8 @@ class Lists:
         _write(self.folder / f"{name}.txt", items)
 
 
-def make_tools(data_dir: Path, aliases: dict[str, str]) -> tuple[list[Tool], Lists]:
+def make_tools(data_dir: Path, aliases: dict[str, str],
+               clock: Clock) -> tuple[list[Tool], Lists]:
     """The list and note tools, and the Lists store (its names feed speech biasing)."""
     lists = Lists(data_dir / "lists", aliases)
     notes_path = data_dir / "notes.txt"
@@ -242,7 +243,7 @@ def make_tools(data_dir: Path, aliases: dict[str, str]) -> tuple[list[Tool], Lis
         if not text:
             raise ToolError("say what the note should say.")
         old = notes_path.read_text(encoding="utf-8").splitlines() if notes_path.exists() else []
-        _write(notes_path, [*old, f"{datetime.now():%Y-%m-%d %H:%M} | {text}"])
+        _write(notes_path, [*old, f"{clock.now():%Y-%m-%d %H:%M} | {text}"])
         return Outcome("Noted.", (Ref("note", "made", label=text),))
 
     @tool(speaks_result=True)

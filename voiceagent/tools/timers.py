@@ -1,32 +1,15 @@
-"""Timers and alarms: set, list, cancel; a thread announces each when it goes off.
-
-They are kept in <data_dir>/timers.json (rewritten atomically on every change), so a restart
-keeps them; one that came due while the assistant was not running is announced at start.
-Only a front end that can speak (ToolContext.announce) runs the firing thread.
-"""
+"""The timer and alarm tools: set, list, cancel (the store and its bell: timer_store.py)."""
 
 from __future__ import annotations
 
-import fcntl
-import json
-import logging
 import re
-import threading
-import time
-import uuid
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta, tzinfo
-from pathlib import Path
-from typing import Literal
 
-from voiceagent.agent.outcome import Action, Outcome, Ref
+from voiceagent.agent.outcome import Outcome
 from voiceagent.agent.tools import Tool, tool
-from voiceagent.atomic import write_atomic
 from voiceagent.errors import ToolError
-from voiceagent.language import say
-from voiceagent.tools.clock import WEEKDAYS, days_ahead, local_zone, spoken_time
+from voiceagent.tools.clock import WEEKDAYS, days_ahead, spoken_time
+from voiceagent.tools.timer_store import Entry, Timers, new_id
 from voiceagent.tools.words import (
     numbers_in,
     parse_clock_time,
@@ -34,162 +17,7 @@ from voiceagent.tools.words import (
     spoken_duration,
 )
 
-log = logging.getLogger(__name__)
-
 MAX_SECONDS = 7 * 86400
-LATE_SECONDS = 60
-"""An entry this overdue at start went off while the assistant was not running."""
-POLL_SECONDS = 2.0
-"""How often the firing thread looks for timers set by another process."""
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One timer or alarm."""
-
-    kind: Literal["timer", "alarm"]
-    label: str
-    """The user's name for it ("pasta"); may be empty."""
-    due: float
-    """Epoch seconds when it goes off."""
-    seconds: float = 0
-    """A timer's length, for "your 5 minute timer is done"."""
-    id: str = ""
-    """Its own name for follow-ups ("cancel it"): never said, never shown to the model."""
-
-    def ref(self, action: Action) -> Ref:
-        """This entry as an outcome's reference."""
-        return Ref(self.kind, action, key=self.id, label=self.label,
-                   value=self.seconds if self.kind == "timer" else None, due=self.due)
-
-    def name(self, zone: tzinfo | None) -> str:
-        """'5 minute pasta timer', 'wake up alarm', '7:30 AM alarm'."""
-        if self.kind == "timer":
-            length = spoken_duration(self.seconds).replace("minutes", "minute")
-            length = re.sub(r"\b(hour|second)s\b", r"\1", length)
-            return " ".join(p for p in (length, self.label, "timer") if p)
-        return f"{self.label or spoken_time(datetime.fromtimestamp(self.due, zone))} alarm"
-
-
-class Timers:
-    """The persisted entries and, when `announce` is given, the thread that fires them.
-
-    The file is the only copy: every change re-reads it under a file lock, so a one-shot
-    `voiceagent ask` and a running assistant can share it; the firing thread re-reads it
-    every POLL_SECONDS to see timers another process set.
-    """
-
-    def __init__(self, path: Path, announce: Callable[[str], None] | None, timezone: str = "",
-                 clock: Callable[[], float] = time.time):
-        self.path = path
-        self.zone = local_zone(timezone)
-        """Where alarm times are said and read; None = the system's."""
-        self.clock = clock
-        self._cond = threading.Condition()
-        self._stopped = False
-        self._changed = False
-        self._thread: threading.Thread | None = None
-        if announce is not None:
-            self._thread = threading.Thread(target=self._run, args=(announce,),
-                                            name="voiceagent-timers", daemon=True)
-            self._thread.start()
-
-    def _load(self) -> list[Entry]:
-        try:
-            return [Entry(**d) for d in json.loads(self.path.read_text(encoding="utf-8"))]
-        except FileNotFoundError:
-            return []
-        except (ValueError, TypeError) as exc:
-            aside = self.path.with_suffix(".corrupt")
-            self.path.replace(aside)
-            log.warning("timers file %s unreadable (%s); moved to %s", self.path, exc, aside)
-            return []
-
-    def _save(self, entries: list[Entry]) -> None:
-        write_atomic(self.path, json.dumps([asdict(e) for e in entries], indent=1))
-
-    @contextmanager
-    def _locked(self) -> Iterator[list[Entry]]:
-        """The entries, read under the thread and file locks; changes to the list are saved."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self._cond, open(self.path.with_suffix(".lock"), "a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            entries = self._load()
-            before = list(entries)
-            yield entries
-            if entries != before:
-                self._save(entries)
-                self._changed = True
-                self._cond.notify()
-
-    def add(self, entry: Entry) -> None:
-        with self._locked() as entries:
-            entries.append(entry)
-
-    def pending(self) -> list[Entry]:
-        with self._locked() as entries:
-            return sorted(entries, key=lambda e: e.due)
-
-    def remove(self, chosen: list[Entry]) -> list[Entry]:
-        """Remove `chosen`; returns those that were still there."""
-        with self._locked() as entries:
-            gone = [e for e in entries if e in chosen]
-            entries[:] = [e for e in entries if e not in chosen]
-        return gone
-
-    def close(self) -> None:
-        with self._cond:
-            self._stopped = True
-            self._cond.notify()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-
-    def _run(self, announce: Callable[[str], None]) -> None:
-        started = self.clock()
-        fired: list[Entry] = []  # announced but maybe still in the file (it could not be saved)
-        failing = False
-        while True:
-            now = self.clock()
-            due: list[Entry] = []
-            wait = POLL_SECONDS
-            try:
-                with self._locked() as entries:
-                    self._changed = False
-                    fired = [e for e in fired if e in entries]
-                    due = [e for e in entries if e.due <= now and e not in fired]
-                    entries[:] = [e for e in entries if e not in due and e not in fired]
-                    wait = min([e.due - now for e in entries] + [POLL_SECONDS])
-                if failing:
-                    log.warning("the timers file %s is saved again", self.path)
-                failing = False
-            except OSError as exc:  # disk full: announce once anyway, never kill this thread
-                (log.debug if failing else log.error)(
-                    "could not update the timers file %s (%s); the previous file is kept",
-                    self.path, exc.strerror or exc)
-                failing = True
-                fired += due
-            for entry in sorted(due, key=lambda e: e.due):
-                self._fire(announce, entry, late=entry.due < started - LATE_SECONDS)
-            with self._cond:
-                if not due:
-                    self._cond.wait_for(lambda: self._stopped or self._changed, timeout=wait)
-                self._changed = False
-                if self._stopped:
-                    return
-
-    def _fire(self, announce: Callable[[str], None], entry: Entry, late: bool) -> None:
-        name = entry.name(self.zone)
-        if late:
-            text = say("timer_late", name=name)
-        elif entry.kind == "timer":
-            text = say("timer_done", name=name)
-        else:
-            moment = datetime.fromtimestamp(entry.due, self.zone)
-            text = say("alarm_due", time=spoken_time(moment), name=name)
-        try:
-            announce(text)
-        except Exception:  # a broken speaker must not kill the timer thread
-            log.exception("announcing %r failed", text)
 
 
 def clean_label(label: str) -> str:
@@ -304,10 +132,6 @@ def _when(due: float, now: float, zone: tzinfo | None) -> str:
     return f"{spoken_time(at)} {named}"
 
 
-def _new_id() -> str:
-    return uuid.uuid4().hex[:8]
-
-
 def make_tools(timers: Timers) -> list[Tool]:
     """set_timer, set_alarm, list_timers and cancel_timer over one Timers store."""
 
@@ -323,7 +147,8 @@ def make_tools(timers: Timers) -> list[Tool]:
         seconds = parse_duration(duration)
         if not 1 <= seconds <= MAX_SECONDS:
             raise ToolError("a timer must be between 1 second and 7 days long.")
-        entry = Entry("timer", timer_label(label), timers.clock() + seconds, seconds, _new_id())
+        entry = Entry("timer", timer_label(label), timers.clock.time() + seconds, seconds,
+                      new_id())
         timers.add(entry)
         what = f": {entry.label}." if entry.label else "."
         return Outcome(f"Timer set for {spoken_length(seconds)}{what}", (entry.ref("made"),))
@@ -337,16 +162,16 @@ def make_tools(timers: Timers) -> list[Tool]:
             time: the time of day as said, e.g. 7:30 am or 19:45.
             label: what it is for, if said; else empty.
         """
-        now = timers.clock()
+        now, zone = timers.clock.time(), timers.clock.zone
         day = _DAY.search(label)
-        if day and said_day(time, datetime.fromtimestamp(now, timers.zone))[1] is None:
+        if day and said_day(time, datetime.fromtimestamp(now, zone))[1] is None:
             # "remind me to call mom tomorrow at 5": the day went into the label
             time, label = f"{time} {day[0]}", (label[:day.start()] + label[day.end():]).strip()
-        due = alarm_or_reminder_due(time, timers.zone, now)
-        entry = Entry("alarm", clean_label(label), due, id=_new_id())
+        due = alarm_or_reminder_due(time, zone, now)
+        entry = Entry("alarm", clean_label(label), due, id=new_id())
         timers.add(entry)
         what = f": {entry.label}." if entry.label else "."
-        return Outcome(f"Alarm set for {_when(due, now, timers.zone)}{what}",
+        return Outcome(f"Alarm set for {_when(due, now, zone)}{what}",
                        (entry.ref("made"),))
 
     @tool(speaks_result=True)
@@ -355,12 +180,12 @@ def make_tools(timers: Timers) -> list[Tool]:
         entries = timers.pending()
         if not entries:
             return Outcome("You have no timers or alarms set.")
-        now = timers.clock()
+        now = timers.clock.time()
         parts = [
-            f"Your {e.name(timers.zone)} has {spoken_length(e.due - now)} left."
+            f"Your {e.name(timers.clock)} has {spoken_length(e.due - now)} left."
             if e.kind == "timer"
             else f"Your {e.label + ' ' if e.label else ''}alarm is set for "
-                 f"{_when(e.due, now, timers.zone)}."
+                 f"{_when(e.due, now, timers.clock.zone)}."
             for e in entries
         ]
         if len(parts) > 1:
@@ -391,9 +216,9 @@ def make_tools(timers: Timers) -> list[Tool]:
             chosen = candidates if len(candidates) == 1 else []
         else:
             chosen = [e for e in candidates if e.label == wanted] or [
-                e for e in candidates if wanted in e.name(timers.zone).lower()]
+                e for e in candidates if wanted in e.name(timers.clock).lower()]
         if not chosen:
-            names = [f"the {e.name(timers.zone)}" for e in entries]  # an answer, not an error
+            names = [f"the {e.name(timers.clock)}" for e in entries]  # an answer, not an error
             have = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
             offered = tuple(e.ref("offered") for e in entries)
             if not candidates:
@@ -401,7 +226,7 @@ def make_tools(timers: Timers) -> list[Tool]:
                                offered)
             return Outcome(f"Which one? You have {have}.", offered)
         chosen = timers.remove(chosen)
-        gone = [f"the {e.name(timers.zone)}" for e in chosen]
+        gone = [f"the {e.name(timers.clock)}" for e in chosen]
         return Outcome("Cancelled " + (gone[0] if len(gone) == 1
                                        else ", ".join(gone[:-1]) + " and " + gone[-1]) + ".",
                        tuple(e.ref("cancelled") for e in chosen))
