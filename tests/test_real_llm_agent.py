@@ -17,12 +17,13 @@ from voiceagent.agent.tools import ToolRegistry
 from voiceagent.agent.wire_openai import OpenAIChat
 from voiceagent.config import AgentConfig
 from voiceagent.tools import clock
+from voiceagent.wallclock import SystemClock
 
 pytestmark = pytest.mark.real
 
 
 def test_a_real_model_calls_the_clock_tool_and_answers_with_its_result(llm_base_url, tmp_path):
-    registry = ToolRegistry(clock.make_tools(""))
+    registry = ToolRegistry(clock.make_tools(SystemClock()))
     chat = OpenAIChat(llm_base_url, "qwen2.5-coder-0.5b", timeout_s=300, temperature=0.0)
     events = Events()
     rec = Recording()
@@ -54,7 +55,7 @@ def test_a_real_model_calls_the_clock_tool_and_answers_with_its_result(llm_base_
 def test_the_format_fault_fallback_recovers_the_call_from_the_models_own_text(llm_base_url):
     """The retry after a tool-call format fault asks with tool_choice "none": llama.cpp then
     returns the model's raw text, and the call the model printed there is recovered."""
-    registry = ToolRegistry(clock.make_tools(""))
+    registry = ToolRegistry(clock.make_tools(SystemClock()))
     chat = OpenAIChat(llm_base_url, "qwen2.5-coder-0.5b", timeout_s=300, temperature=0.0,
                       extra_body={"tool_choice": "none"})
     spoken: list[str] = []
