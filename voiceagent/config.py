@@ -88,6 +88,10 @@ class AgentConfig:
     local_commands: bool = _f(True, "answer known commands (time, timers, lists, notes, sums, "
                               "system status, stop) from sentence templates without the LLM; "
                               "false sends everything to the LLM")
+    history: str = _f("answers", "how earlier turns are shown to the model: answers (each as "
+                      "the user's words and the answer; their tool calls left out, so a long "
+                      "session does not push small models into tools) or calls (everything)",
+                      choices=("answers", "calls"))
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from contextlib import AbstractContextManager
 from datetime import datetime, tzinfo
 from typing import Protocol
 
-from voiceagent.agent.messages import Message, Reply, ToolSpec
+from voiceagent.agent.messages import Message, Reply, ToolChoice, ToolSpec
 from voiceagent.audio import Audio
 
 
@@ -97,8 +97,10 @@ class ChatModel(Protocol):
         *,
         on_text: Callable[[str], None] | None = None,
         cancel: threading.Event | None = None,
+        tool_choice: ToolChoice = "auto",
     ) -> Reply:
-        """Send the conversation; call `on_text` with each text delta; return the whole reply."""
+        """Send the conversation; call `on_text` with each text delta; return the whole reply.
+        `tool_choice` says whether a tool may, must or must not be called."""
         ...
 
 

@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from voiceagent.agent.messages import Message, Reply, ToolCall, ToolSpec
+from voiceagent.agent.messages import Message, Reply, ToolCall, ToolChoice, ToolSpec
 
 MARK = "(demo mode, no language model)"
 
@@ -36,6 +36,7 @@ class DemoChat:
         *,
         on_text: Callable[[str], None] | None = None,
         cancel: threading.Event | None = None,
+        tool_choice: ToolChoice = "auto",
     ) -> Reply:
         if messages and messages[-1].role == "tool":
             results: list[str] = []

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from voiceagent.language.topics import DONE, Topic, topics_of
+
 _ERROR = re.compile(r"\berror\b\s*:|\btraceback\b|\bexception\b\s*:|\bnot run\b\s*:", re.I)
 _JSON = re.compile(r"[{}\[\]]\s*\"|\"\s*:\s*[\[{\"\d]|^\s*[{\[]|[}\]]\s*$")
 _PLACEHOLDER = re.compile(r"\[[^\]]{1,60}\]|<[a-z_ ]{2,40}>|\{\{?[^}]{1,40}\}?\}|"
@@ -33,11 +35,39 @@ _CLOCK = re.compile(r"\b\d{1,2}:\d{2}\b")
 @dataclass
 class Facts:
     """What a turn's sentences may rest on: this turn's tool errors (a sentence that parrots
-    one is dropped) and what the user said and the tools answered (a clock time or weekday
-    must come from these: a small model answers "what's the time" with one it made up)."""
+    one is dropped), what the user said and the tools answered (a clock time or weekday
+    must come from these: a small model answers "what's the time" with one it made up), and
+    which tools ran (a claim that something was done, or about live state, must rest on
+    them: "Sure, I'll add naan bread" with no call, "The current month is October")."""
 
     known: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    ran: set[str] = field(default_factory=set)
+    """Tools whose calls succeeded in this turn."""
+    ran_before: set[str] = field(default_factory=set)
+    """Tools with results earlier in the conversation."""
+    wrote: bool = False
+    """A call that changes something succeeded in this turn."""
+    private: Topic | None = None
+    """The unserved topic the request asks about the user's own world (their email):
+    anything but a refusal is made up."""
+
+
+def unbacked(sentence: str, facts: Facts) -> str:
+    """Why `sentence` claims what no tool backs ("" when it does not): something done with
+    no call that did it, live state no tool of this turn gave, what nothing here can know."""
+    for topic in topics_of().claimed(sentence):
+        if topic.name == DONE:
+            if not facts.wrote:
+                return "claims what no tool did"
+        elif not topic.served:
+            return f"unbacked {topic.name}"
+        elif not (set(topic.tools) & facts.ran
+                  or (topic.conversation and set(topic.tools) & facts.ran_before)):
+            return f"unbacked {topic.name}"
+    if facts.private is not None and not topics_of().refuses(sentence):
+        return f"unbacked {facts.private.name}"
+    return ""
 
 
 def unspeakable(sentence: str, facts: Facts | None = None) -> str:
@@ -64,4 +94,4 @@ def unspeakable(sentence: str, facts: Facts | None = None) -> str:
             error_words = set(_words(error))
             if sum(w in error_words for w in said) / len(said) >= 0.7:
                 return "repeats a tool error"
-    return ""
+    return unbacked(sentence, facts)
