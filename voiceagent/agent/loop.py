@@ -125,7 +125,7 @@ class Agent:
                                   if m.role == "tool" and m.name and not m.is_error},
                       private=topics_of().personal_unserved(user_text))
         said = Said(user_text, earlier=_said_before(history), answering=_answering(history),
-                    last_request=_last_request(history))
+                    last_request=_last_request(history), last_results=_last_results(history))
         def on_error(where: str, exc: Exception) -> None:
             self.events.emit(Error(where, f"{type(exc).__name__}: {exc}"))
 
@@ -352,6 +352,17 @@ def _answering(history: Sequence[Message]) -> str:
 def _last_request(history: Sequence[Message]) -> str:
     """What the user said in the last exchange."""
     return next((m.text for m in reversed(history) if m.role == "user"), "")
+
+
+def _last_results(history: Sequence[Message]) -> str:
+    """What the last exchange's tools answered."""
+    found: list[str] = []
+    for message in reversed(history):
+        if message.role == "user":
+            break
+        if message.role == "tool" and not message.is_error:
+            found.insert(0, message.text)
+    return " ".join(found)
 
 
 def _said_before(history: Sequence[Message]) -> str:

@@ -59,6 +59,9 @@ class Said:
     last_request: str = ""
     """The user's request of the last exchange: it counts for a follow-up's calls ("make it
     12 minutes" keeps the pasta timer's label)."""
+    last_results: str = ""
+    """What the last exchange's tools answered: it counts for a follow-up's calls too ("add
+    a hundred to that" works on the 84 a sum gave)."""
 
 
 @dataclass
@@ -92,7 +95,8 @@ class CallPolicy:
         if not template and self._off_topic(call.name, tool.writes):
             return Decision("refuse", call, tell_model("off_topic", name=call.name),
                             off_topic=True)
-        answering = self.said.answering or (self.said.last_request if follow else "")
+        answering = self.said.answering or (
+            f"{self.said.last_request} {self.said.last_results}" if follow else "")
         grounding = ground(tool, runs.args, self.said.now, earlier=self.said.earlier,
                            answering=answering, template=template)
         if grounding.error:
