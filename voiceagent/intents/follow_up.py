@@ -63,8 +63,9 @@ class FollowUps:
         data["intents"] = {name: {"data": spec["data"]} for name, spec in data["intents"].items()}
         self._intents = Intents.from_dict(data)
         self._do: dict[str, Callable[[Pointer, list[Ref]], list[LocalMatch]]] = {
-            "cancel": self._cancel, "undo": self._undo, "change": self._change, "correct": self._correct,
-            "read": self._read, "which": self._which, "arith": self._arith}
+            "cancel": self._cancel, "undo": self._undo, "change": self._change,
+            "correct": self._correct, "read": self._read, "which": self._which,
+            "arith": self._arith}
 
     def calls(self, text: str, history: Sequence[Message]) -> list[LocalMatch]:
         """The calls `text` asks for on what the last exchange did; [] when it does not
