@@ -4,6 +4,7 @@ Scripted model replies are the ones the real 1.5B gave (issue 23)."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -142,3 +143,45 @@ def test_earlier_turns_are_shown_to_the_model_as_words_and_answers(tools):
     agent.run_turn(history, "Who wrote the play Hamlet?")
     sent = model.requests[0].messages
     assert [m.role for m in sent] == ["user", "assistant", "user"] and not sent[1].calls
+
+
+def test_a_day_said_with_an_alarm_reaches_the_call(tools):
+    """"set wake up thursday seven am" became an alarm for tomorrow."""
+    model = ScriptedChatModel().enqueue(calls(("set_alarm", {"time": "7 am", "label": "wake up"})))
+    model.enqueue(calls(("set_alarm", {"time": "7 am thursday", "label": "wake up"})))
+    result, spoken = run(model, tools, "set wake up thursday seven am")
+    first, second = result.tool_calls
+    assert first.error and "thursday" in first.text
+    assert not second.error
+    assert datetime.fromtimestamp(second.refs[0].due).strftime("%A") == "Thursday"
+
+
+def test_a_length_said_is_the_length_set(tools):
+    model = ScriptedChatModel().enqueue(calls(("set_timer", {"duration": "1 hour"})))
+    model.enqueue(calls(("set_timer", {"duration": "90 seconds"})))
+    result, spoken = run(model, tools, "set a timer for a minute and a half")
+    assert result.tool_calls[0].error and spoken == "Timer set for 1 minute and 30 seconds."
+
+
+def test_a_list_is_made_only_when_the_user_speaks_of_one(tools):
+    model = ScriptedChatModel().enqueue(calls(
+        ("add_to_list", {"list_name": "travel", "items": "paris"})))
+    model.enqueue("Which list should I put that on?")
+    result, spoken = run(model, tools, "remember to add paris please")
+    assert result.tool_calls[0].error and "travel" in result.tool_calls[0].text
+    model = ScriptedChatModel().enqueue(calls(
+        ("add_to_list", {"list_name": "shopping", "items": "coffee"})))
+    result, spoken = run(model, tools, "we're out of coffee, add it")
+    assert spoken == "Added coffee to your new shopping list."  # a list the user has by name
+
+
+def test_here_is_not_a_place_said_before(tools):
+    """"tell me the time in this time zone" after New York was named: the time here."""
+    from voiceagent.agent.messages import Message
+
+    history = [Message("user", "what time is it in New York"),
+               Message("assistant", "In New York it is 9:00 AM.")]
+    model = ScriptedChatModel().enqueue(calls(("get_time", {"place": "New York"})))
+    agent = Agent(model, tools, AgentConfig(), Events())
+    result = agent.run_turn(history, "tell me the time in this time zone")
+    assert result.answer.startswith("It is ")  # the place was left out: the time here

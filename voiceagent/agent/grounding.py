@@ -14,8 +14,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from voiceagent.agent.carried import dropped
 from voiceagent.agent.tools import Tool
-from voiceagent.language import say
+from voiceagent.language import lexicon, say
 from voiceagent.tools.words import numbers_in
 
 FILLER = {
@@ -203,14 +204,19 @@ def ground(tool: Tool, args: dict[str, Any], utterance: str, *, earlier: str = "
             f"Error: not run. The user did not ask to delete or forget anything, and "
             f"{tool.name} destroys data. Answer what the user actually asked; if no tool "
             f"can do it, say so plainly."))
+    now = utterance
     utterance = f"{answering} {utterance}".strip()
-    said = utterance if tool.writes else f"{earlier} {utterance}"
+    back = lexicon().has("back", now)  # "and in Paris?", "what's the date there?"
+    said = utterance if tool.writes or not back else f"{earlier} {utterance}"
+    exists = dict(tool.known)
     required = set(tool.parameters.get("required", ()))
     problems, drop, invented = [], [], False
     for param in tool.grounded:
         value = args.get(param)
         if isinstance(value, str) and value.strip():
             unsaid = unsaid_words(value, said)
+            if unsaid and param in exists and exists[param](value):
+                continue  # names something the user already has (their shopping list)
             if param not in required and (unsaid or not _content(value)):
                 drop.append(param)  # made up, or only filler ("any", "the")
             elif unsaid:
@@ -233,6 +239,7 @@ def ground(tool: Tool, args: dict[str, Any], utterance: str, *, earlier: str = "
                 invented |= nothing_said and not tool.asks
                 if param in required and nothing_said and on_topic(tool, utterance):
                     ask = ask or dict(tool.asks).get(param, "")
+    problems += dropped(tool, args, now)  # what the user says now must reach the call
     if problems:
         return Grounding(ask=ask, error=(
             "Error: not run: " + "; ".join(problems) + ". Use only the user's own words. "
