@@ -185,3 +185,14 @@ def test_here_is_not_a_place_said_before(tools):
     agent = Agent(model, tools, AgentConfig(), Events())
     result = agent.run_turn(history, "tell me the time in this time zone")
     assert result.answer.startswith("It is ")  # the place was left out: the time here
+
+
+def test_a_general_question_declined_is_asked_once_more_to_be_answered(tools):
+    model = ScriptedChatModel().enqueue("I'm sorry, but I can't help with that.")
+    model.enqueue("Mount Everest, at 8,849 metres.")
+    result, spoken = run(model, tools, "What is the highest mountain on earth?")
+    assert spoken == "Mount Everest, at 8,849 metres."
+    assert model.requests[1].tool_choice == "none"
+    model = ScriptedChatModel().enqueue("I can't check the weather.")  # not general: said
+    result, spoken = run(model, tools, "what's the weather like")
+    assert "weather" in spoken and len(model.requests) == 1

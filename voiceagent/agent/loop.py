@@ -32,7 +32,7 @@ from voiceagent.agent.history import for_model
 from voiceagent.agent.local import LocalMatch, LocalMatcher, answer_locally
 from voiceagent.agent.messages import Message, Price, Reply, ToolChoice, Usage
 from voiceagent.agent.policy import CallPolicy, Said
-from voiceagent.agent.spoken import Facts
+from voiceagent.agent.spoken import DECLINES_GENERAL, Facts
 from voiceagent.agent.tools import ToolRegistry
 from voiceagent.agent.turn import CallDone, Stop, Turn, TurnResult
 from voiceagent.agent.voice import Voice
@@ -123,7 +123,8 @@ class Agent:
         facts = Facts(known=[m.text for m in history] + [user_text],
                       ran_before={m.name for m in history
                                   if m.role == "tool" and m.name and not m.is_error},
-                      private=topics_of().personal_unserved(user_text))
+                      private=topics_of().personal_unserved(user_text),
+                      general=not topics_of().about(user_text))
         said = Said(user_text, earlier=_said_before(history), answering=_answering(history),
                     last_request=_last_request(history), last_results=_last_results(history))
         def on_error(where: str, exc: Exception) -> None:
@@ -204,14 +205,19 @@ class _ModelTurn:
         unserved = [known.topic(n) for n in claimed if n in _UNSERVED]
         if unserved:
             return unserved[0].reply  # nothing here knows it: say so plainly
-        if self.retried or self.turn.done:
+        declined = DECLINES_GENERAL in reasons and not claimed
+        if self.retried or (self.turn.done and not declined):
             return self._plain() if claimed else ""
         self.retried = True
         self.turn.messages.pop()  # its empty assistant message
         unknown = [name for sentence, _r in voice.dropped
                    for name in _CALLED.findall(sentence) if name not in self.a.tools]
         voice.dropped.clear()
-        if claimed:
+        if declined:
+            self.retry_note = tell_model("answer_general")
+            self.tool_choice = "none"
+            voice.facts.general = False  # asked twice: what it says now is its answer
+        elif claimed:
             tools = self._tools_for_request()
             if not tools:
                 return self._plain()

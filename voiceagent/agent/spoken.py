@@ -57,6 +57,9 @@ class Facts:
     private: Topic | None = None
     """The unserved topic the request asks about the user's own world (their email):
     anything but a refusal is made up."""
+    general: bool = False
+    """The request speaks of no topic a tool serves or that nothing here can do: a general
+    question, for the model to answer from what it knows, not to decline."""
 
 
 def unbacked(sentence: str, facts: Facts) -> str:
@@ -73,7 +76,12 @@ def unbacked(sentence: str, facts: Facts) -> str:
             return f"unbacked {topic.name}"
     if facts.private is not None and not topics_of().refuses(sentence):
         return f"unbacked {facts.private.name}"
+    if facts.general and lexicon().has("declines", sentence):
+        return DECLINES_GENERAL
     return ""
+
+
+DECLINES_GENERAL = "declines a general question"
 
 
 def unspeakable(sentence: str, facts: Facts | None = None) -> str:
