@@ -84,6 +84,7 @@ F, U, OPEN = Verdict.FINISHED, Verdict.UNFINISHED, Verdict.OPEN
     ("Alexa.", 0.95, True, U), ("Hey Jarvis, um.", 0.9, False, U),  # only an address
     ("Pick a voice.", 0.92, True, OPEN),  # a short first phrase may be a misheard name
     ("Stop.", 0.9, True, F),  # ...unless it is a whole command ("stop": see command below)
+    ("Yes.", 0.9, True, F), ("Thanks.", 0.9, True, U),  # one word: an answer, or more to come
     ("", 0.2, False, U), ("", 0.9, False, OPEN),  # no words: the model alone never ends it
 ])
 def test_the_verdicts(text: str, p: float | None, short: bool, verdict: Verdict):

@@ -128,7 +128,7 @@ class Drafts:
         text = transcript.strip()
         guessed = any(prob < WORD_FLOOR for _w, prob in transcript.words[-2:])
         words_done = bool(text) and not transcript.doubt and not guessed and (
-            sounds_finished(text) or self._one_word_command(text))
+            sounds_finished(text) or (len(tokens(text)) == 1 and self._known(text)))
         p = None
         if text and (guessed or only_an_address(text, self.names)):
             verdict = Verdict.UNFINISHED  # a name, or Whisper made up how the words go on
@@ -140,7 +140,7 @@ class Drafts:
             p = self.turn.finished(audio)
             if p < self.threshold:
                 verdict = Verdict.OPEN if words_done else Verdict.UNFINISHED
-            elif words_done and (not short or self._is_command(text)):
+            elif words_done and (not short or self._known(text)):
                 verdict = Verdict.FINISHED
             else:
                 verdict = Verdict.OPEN
@@ -148,10 +148,15 @@ class Drafts:
                   "-" if p is None else f"{p:.2f}", verdict.value)
         return Draft(verdict, text, p)
 
-    def _one_word_command(self, text: str) -> bool:
-        """"Stop.", "Cancel.": one word is a whole request when it is a known command."""
-        return (len(tokens(text)) == 1 and bool(_FINISHED.search(text))
-                and self._is_command(text))
+    def _known(self, text: str) -> bool:
+        """A whole command the assistant knows, or a one-word answer ("Yes.", "Stop.": the
+        lexicon's yes, no and stop words), ending a sentence."""
+        if not _FINISHED.search(text):
+            return False
+        lex = lexicon()
+        if len(tokens(text)) == 1 and any(lex.only(n, text) for n in ("yes", "no", "stop")):
+            return True
+        return self._is_command(text)
 
     def _is_command(self, text: str) -> bool:
         if self.command is None:
