@@ -172,6 +172,12 @@ class Result:
     """Wall-clock seconds each judgement took (draft + turn model) on this machine."""
 
 
+def speech_start(result: Result, i: int, preroll_ms: int) -> float:
+    """Where the speech of utterance `i` began, about: its cut less its length, plus the
+    pre-roll kept before the speech."""
+    return result.cuts[i] - result.spans[i] + preroll_ms / 1000
+
+
 class Timed:
     """A transcriber that times its calls (to tell the judgements' cost)."""
 
@@ -255,9 +261,10 @@ def measure(variant: str, clips: list[tuple[str, Path, list[str]]], refs: dict[s
                     utterances.append(audio)
                 result.judge_s = [round(s, 3) for s in timed.seconds]
                 end = refs[name]["end"]
-                holding = [i for i, c in enumerate(result.cuts) if c >= end]
+                holding = [i for i, _c in enumerate(result.cuts)
+                           if speech_start(result, i, config.audio.preroll_ms) < end]
                 if holding:
-                    i = holding[0]
+                    i = holding[-1]
                     final = drafts.transcribe if not new else stt.transcribe
                     result.text = str(final(utterances[i]))
                     vad.reset()
@@ -305,15 +312,16 @@ def found(phrases: list[str], text: str) -> set[str]:
 
 
 def verdict(result: Result, ref: dict[str, Any], slots: list[str], whole: str) -> dict[str, Any]:
-    """What happened to one request: the cut after the words; cut at a pause (an utterance
-    ended before the words did, or the one holding their end lost slot words the whole file
-    has); utterances cut from the noise after the words."""
-    end = ref["end"]
-    after = [c - end for c in result.cuts if c >= end]
+    """What happened to one request: the cut after the words (of the last utterance whose
+    speech began before the words ended); cut at a pause (more than one utterance began
+    before the words ended, or the last of them misses slot words the whole file has);
+    utterances cut from the noise after the words."""
+    end, preroll = ref["end"], Config().audio.preroll_ms
+    request = [i for i in range(len(result.cuts)) if speech_start(result, i, preroll) < end]
     lost = sorted(found(slots, whole) - found(slots, result.text))
-    return {"after": after[0] if after else None,
-            "split": any(c < end for c in result.cuts) or not after,
-            "lost": lost, "noise": max(0, len(after) - 1), "waited": result.waited}
+    return {"after": result.cuts[request[-1]] - end if request else None,
+            "split": len(request) != 1, "lost": lost,
+            "noise": len(result.cuts) - len(request), "waited": result.waited}
 
 
 def table(results: list[Result], refs: dict[str, Any], clips: list[tuple[str, Path, list[str]]],
