@@ -7,7 +7,7 @@ import pytest
 
 from tests.fixtures_audio import noise
 from voiceagent.audio import STT_RATE, Audio, concat
-from voiceagent.speech.vad import BLOCK, BLOCK_MS, Endpointer, Event, SileroVAD
+from voiceagent.speech.vad import BLOCK, BLOCK_MS, RESUME_MS, Endpointer, Event, SileroVAD
 
 
 def push_all(endpointer: Endpointer, scores: list[float]) -> list[tuple[int, Event]]:
@@ -46,6 +46,47 @@ def test_scores_just_under_threshold_keep_speech_going():
     push_all(ep, [0.9] * 5)
     assert push_all(ep, [0.4] * 30) == []
     assert ep.silent_ms == 0
+
+
+def test_blips_in_a_pause_are_part_of_the_pause():
+    """Room noise after the words (a clatter, a breath) scores over the threshold for a block
+    or two: the pause goes on and ends on time, counted from its start."""
+    ep = Endpointer(silence_ms=700, min_speech_ms=250)
+    blip = blocks(RESUME_MS) - 1
+    scores = [0.9] * 20 + ([0.1] * 4 + [0.9] * blip) * 3 + [0.1] * blocks(1000)
+    [(_, started), (end, ended)] = push_all(ep, scores)
+    assert (started, ended) == (Event.STARTED, Event.ENDED)
+    assert end == 20 + blocks(700) - 1
+
+
+def test_resume_ms_of_speech_in_a_row_starts_the_pause_again():
+    ep = Endpointer(silence_ms=700, min_speech_ms=250)
+    scores = [0.9] * 20 + [0.1] * 15 + [0.9] * blocks(RESUME_MS) + [0.1] * blocks(1000)
+    [_, (end, ended)] = push_all(ep, scores)
+    speech_end = 20 + 15 + blocks(RESUME_MS)
+    assert ended is Event.ENDED and end == speech_end + blocks(700) - 1
+    assert ep.speech_ms == 0  # reset after the end; the resumed speech was counted as speech
+
+
+def test_the_end_waits_until_a_possible_resumption_is_told():
+    """A run of speech blocks that began before the window ran out may be the next word:
+    the utterance does not end in the middle of it."""
+    ep = Endpointer(silence_ms=200, min_speech_ms=0)
+    push_all(ep, [0.9] * 10 + [0.1] * (blocks(200) - 1))
+    assert push_all(ep, [0.9] * (blocks(RESUME_MS) - 1)) == []  # not over, not resumed
+    assert push_all(ep, [0.9]) == [] and ep.silent_ms == 0  # it was the next word
+
+
+def test_a_pause_window_can_be_shortened_or_held_until_speech_comes():
+    ep = Endpointer(silence_ms=700, min_speech_ms=0)
+    push_all(ep, [0.9] * 20 + [0.1] * 3)
+    ep.end_ms = 200
+    assert push_all(ep, [0.1] * 4)[-1] == (3, Event.ENDED)  # 7 blocks = 224 ms of silence
+    push_all(ep, [0.9] * 20 + [0.1] * 3)
+    ep.held_ms = 700
+    assert push_all(ep, [0.1] * blocks(1000)) == []  # 1.4 s now
+    push_all(ep, [0.9] * blocks(RESUME_MS))  # speech: the next pause is judged anew
+    assert (ep.held_ms, ep.end_ms) == (0.0, None)
 
 
 @pytest.mark.real

