@@ -27,7 +27,15 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 
-from voiceagent.agent.events import Error, Events, FirstToken, ReplyDone, Request, UserText
+from voiceagent.agent.events import (
+    Error,
+    Events,
+    FirstToken,
+    LocalCommand,
+    ReplyDone,
+    Request,
+    UserText,
+)
 from voiceagent.agent.history import for_model
 from voiceagent.agent.local import LocalMatch, LocalMatcher, answer_locally
 from voiceagent.agent.messages import Message, Price, Reply, ToolChoice, Usage
@@ -102,6 +110,10 @@ class Agent:
             if answered is not None:
                 return answered
         turn = self._turn(history, user_text, on_text, cancel, doubtful)
+        unserved = turn.voice.facts.private
+        if unserved is not None:  # "did I get any new emails": nothing here can know
+            turn.events.emit(LocalCommand(f"unsupported_{unserved.name}", None))
+            return turn.end("done", unserved.reply)
         return _ModelTurn(self, turn, history).run()
 
     def warm_up(self, history: Sequence[Message] = ()) -> None:
