@@ -79,6 +79,7 @@ def prime(server: LLMServer, agent: Agent, model: ChatModel | None = None) -> st
         try:
             n = server.restore_slot(prefix.filename)
             log.info("prompt prefix (%d tokens) restored from %s", n, path)
+            _fill_other_slots(server, prefix)
             return "restored"
         except ChatError as exc:
             log.warning("%s; prefilling the prompt prefix again", exc)
@@ -88,10 +89,21 @@ def prime(server: LLMServer, agent: Agent, model: ChatModel | None = None) -> st
     _prefill(agent, model)
     if not _save(server, prefix):
         return "off"
+    _fill_other_slots(server, prefix)
     for stale in server.slot_dir.glob(f"{server.model.stem}-*.bin"):
         if stale.name != prefix.filename:
             stale.unlink(missing_ok=True)
     return "saved"
+
+
+def _fill_other_slots(server: LLMServer, prefix: Prefix) -> None:
+    """A server with several slots (the hub: one question per room at once) gets the prefix
+    in each, so the second room's first question does not prefill it either."""
+    for slot in range(1, server.parallel):
+        try:
+            server.restore_slot(prefix.filename, slot)
+        except ChatError as exc:  # that slot prefills on its first question instead
+            log.info("prompt prefix not restored into slot %d: %s", slot, exc)
 
 
 def _save(server: LLMServer, prefix: Prefix) -> bool:

@@ -61,6 +61,8 @@ class ToolContext:
     False: timers are kept but not fired; the running assistant announces them."""
     reset_conversation: Callable[[], None] = _nothing
     """Forget the conversation (called from inside a turn, by the conversation tool)."""
+    room: str = ""
+    """The room this assistant serves (`voiceagent hub`): its timers ring only there."""
 
 
 @dataclass
@@ -135,7 +137,8 @@ def _family(name: str, config: Config, ctx: ToolContext, box: Toolbox) -> list[T
         return clock.make_tools(tc.timezone)
     if name == "timers":
         speaker = ctx.announce if ctx.fires_timers else None
-        timer_store = timers.Timers(ctx.data_dir / "timers.json", speaker, tc.timezone)
+        timer_store = timers.Timers(ctx.data_dir / "timers.json", speaker, tc.timezone,
+                                    room=ctx.room)
         box.closers.append(timer_store.close)
         return timers.make_tools(timer_store)
     if name == "lists":

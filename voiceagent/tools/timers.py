@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import Literal
@@ -51,6 +51,8 @@ class Entry:
     """Epoch seconds when it goes off."""
     seconds: float = 0
     """A timer's length, for "your 5 minute timer is done"."""
+    room: str = ""
+    """The room that set it (`voiceagent hub`): it rings there only; empty = no room."""
 
     def name(self, zone: tzinfo | None) -> str:
         """'5 minute pasta timer', 'wake up alarm', '7:30 AM alarm'."""
@@ -70,8 +72,10 @@ class Timers:
     """
 
     def __init__(self, path: Path, announce: Callable[[str], None] | None, timezone: str = "",
-                 clock: Callable[[], float] = time.time):
+                 clock: Callable[[], float] = time.time, room: str = ""):
         self.path = path
+        self.room = room
+        """Entries added here belong to this room; the firing thread rings only its own."""
         self.zone = local_zone(timezone)
         """Where alarm times are said and read; None = the system's."""
         self.clock = clock
@@ -113,6 +117,8 @@ class Timers:
                 self._cond.notify()
 
     def add(self, entry: Entry) -> None:
+        if self.room and not entry.room:
+            entry = replace(entry, room=self.room)
         with self._locked() as entries:
             entries.append(entry)
 
@@ -146,9 +152,10 @@ class Timers:
                 with self._locked() as entries:
                     self._changed = False
                     fired = [e for e in fired if e in entries]
-                    due = [e for e in entries if e.due <= now and e not in fired]
+                    mine = [e for e in entries if e.room == self.room]
+                    due = [e for e in mine if e.due <= now and e not in fired]
                     entries[:] = [e for e in entries if e not in due and e not in fired]
-                    wait = min([e.due - now for e in entries] + [POLL_SECONDS])
+                    wait = min([e.due - now for e in mine if e in entries] + [POLL_SECONDS])
                 if failing:
                     log.warning("the timers file %s is saved again", self.path)
                 failing = False
