@@ -45,6 +45,8 @@ class PulseServer:
         self.root = root
         self.socket = root / "native"
         self._procs: list[subprocess.Popen[bytes]] = []
+        self.rooms: list[str] = []
+        """Rooms added with add_room."""
         self.env = {
             "PULSE_SERVER": f"unix:{self.socket}",
             "PULSE_COOKIE": str(root / "cookie"),
@@ -96,6 +98,9 @@ class PulseServer:
         """Two more null sinks for a room: "<name>_mic" (play into it; a satellite records its
         monitor) and "<name>_speaker" (a satellite plays into it; record its monitor), each
         kept ticking by a low-latency reader, as the default ones are."""
+        if name in self.rooms:
+            return
+        self.rooms.append(name)
         for sink in (f"{name}_mic", f"{name}_speaker"):
             subprocess.run(["pactl", "load-module", "module-null-sink", f"sink_name={sink}",
                             "rate=48000", f"sink_properties=device.description={sink}"],

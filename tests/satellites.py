@@ -87,6 +87,11 @@ class Satellite:
         return self.log_path.read_text(errors="replace")
 
 
+HUB_MAIN = ("import faulthandler, signal, sys; faulthandler.register(signal.SIGUSR1); "
+            "from voiceagent.cli import main; sys.exit(main(sys.argv[1:]))")
+"""`voiceagent hub`, which prints every thread's stack on SIGUSR1 (a test that hangs)."""
+
+
 class Hub:
     """`voiceagent hub` as its own process, with a config file of its own."""
 
@@ -108,7 +113,7 @@ class Hub:
     def start(self, ready_rooms: int, timeout_s: float = 240.0) -> Hub:
         with open(self.log_path, "ab") as log:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "voiceagent", "--config", str(self.config), "hub"],
+                [sys.executable, "-c", HUB_MAIN, "--config", str(self.config), "hub"],
                 cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)}, stdout=log, stderr=log)
         self.wait_for("connected to the satellite", count=ready_rooms, timeout_s=timeout_s)
         return self
@@ -126,7 +131,10 @@ class Hub:
             if self.proc is not None and self.proc.poll() is not None:
                 raise RuntimeError(f"the hub exited ({self.proc.returncode}):\n{log[-3000:]}")
             time.sleep(0.1)
-        raise AssertionError(f"{text!r} x{count} not in the hub's log:\n{self.log()[-4000:]}")
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGUSR1)  # its threads' stacks, into its log
+            time.sleep(1.0)
+        raise AssertionError(f"{text!r} x{count} not in the hub's log:\n{self.log()[-9000:]}")
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:

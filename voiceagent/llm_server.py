@@ -158,10 +158,10 @@ class LLMServer:
         self.stop()
         return self.start()
 
-    def save_slot(self, filename: str) -> int:
-        """Write slot 0's KV cache (its tokens and their keys/values) to slot_dir/filename;
+    def save_slot(self, filename: str, slot: int = 0) -> int:
+        """Write `slot`'s KV cache (its tokens and their keys/values) to slot_dir/filename;
         returns how many tokens it holds."""
-        return int(self._slot_action("save", filename).get("n_saved") or 0)
+        return int(self._slot_action("save", filename, slot).get("n_saved") or 0)
 
     def restore_slot(self, filename: str, slot: int = 0) -> int:
         """Load slot_dir/filename into `slot`; returns how many tokens it holds."""

@@ -31,7 +31,17 @@ from wyoming.tts import Synthesize
 from wyoming.vad import VoiceStopped
 from wyoming.wake import Detection
 
-from voiceagent.agent.events import Error, Events, Final, LocalCommand, SpeechEnd, SttDone
+from voiceagent.agent.events import (
+    Error,
+    Events,
+    Final,
+    LocalCommand,
+    Sentence,
+    SpeechEnd,
+    SttDone,
+    TurnEnd,
+    TurnStart,
+)
 from voiceagent.agent.events import Event as TurnEvent
 from voiceagent.assistant import Assistant
 from voiceagent.build import ChatSetup, build_assistant
@@ -190,13 +200,21 @@ class Room:
 
 
 class RoomLog:
-    """A room's turns as log lines, each starting with the room's name."""
+    """A room's turns and announcements as log lines, each starting with the room's name."""
 
     def __init__(self, room: str) -> None:
         self.room = room
+        self._in_turn = False
 
     def __call__(self, event: TurnEvent) -> None:
-        if isinstance(event, SttDone):
+        if isinstance(event, TurnStart):
+            self._in_turn = True
+        elif isinstance(event, TurnEnd):
+            self._in_turn = False
+            log.info("%s: turn over (%s)", self.room, event.stop)
+        elif isinstance(event, Sentence) and not self._in_turn:
+            log.info("%s: announcing %r", self.room, event.text)
+        elif isinstance(event, SttDone):
             log.info("%s: heard %r", self.room, event.text)
         elif isinstance(event, LocalCommand):
             log.info("%s: local command %s", self.room, event.intent)
