@@ -111,9 +111,12 @@ class Hub:
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self, ready_rooms: int, timeout_s: float = 240.0) -> Hub:
+        """Start it and wait for its rooms' connections (HUB_VERBOSE=1 in the environment:
+        it logs every event)."""
         with open(self.log_path, "ab") as log:
             self.proc = subprocess.Popen(
-                [sys.executable, "-c", HUB_MAIN, "--config", str(self.config), "hub"],
+                [sys.executable, "-c", HUB_MAIN, "--config", str(self.config),
+                 *(["-v"] if os.environ.get("HUB_VERBOSE") else []), "hub"],
                 cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)}, stdout=log, stderr=log)
         self.wait_for("connected to the satellite", count=ready_rooms, timeout_s=timeout_s)
         return self

@@ -118,8 +118,11 @@ def place_of(info: Info, host: str, port: int, service: str) -> Place | None:
 class Discovery:
     """Browses `_wyoming._tcp` and hands each satellite found to `found` (once per address)."""
 
-    def __init__(self, found: Callable[[Place], Awaitable[None]]) -> None:
+    def __init__(self, found: Callable[[Place], Awaitable[None]],
+                 interfaces: list[str] | None = None) -> None:
         self._found = found
+        self._interfaces = interfaces
+        """Addresses to browse on; None: every interface."""
         self._seen: set[tuple[str, int]] = set()
         self._zeroconf: object | None = None
         self._browser: object | None = None
@@ -127,7 +130,7 @@ class Discovery:
 
     async def start(self) -> bool:
         """Start browsing; False (and one log line) when there is no network to browse."""
-        from zeroconf import ServiceStateChange
+        from zeroconf import InterfaceChoice, ServiceStateChange
         from zeroconf.asyncio import AsyncServiceBrowser, AsyncZeroconf
 
         def changed(zeroconf: object, service_type: str, name: str,
@@ -138,7 +141,7 @@ class Discovery:
                 task.add_done_callback(self._tasks.discard)
 
         try:
-            zc = AsyncZeroconf()
+            zc = AsyncZeroconf(interfaces=self._interfaces or InterfaceChoice.All)
             self._browser = AsyncServiceBrowser(zc.zeroconf, [SERVICE], handlers=[changed])
         except OSError as exc:
             log.warning("zeroconf: cannot look for satellites on the network (%s); list them "

@@ -141,7 +141,11 @@ class SatelliteLink:
         elif Info.is_type(event.type):
             self.info = Info.from_event(event)
         else:
-            self._handler.event(event)
+            try:
+                self._handler.event(event)
+            except Exception:  # the room's fault, not the connection's: keep reading
+                log.exception("%s: handling %s from the satellite failed", self.place.room,
+                              event.type)
 
     async def _write(self, event: Event) -> None:
         writer = self._writer
