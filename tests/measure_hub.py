@@ -69,6 +69,8 @@ def _wav(root: Path, kind: str, name: str) -> tuple[Path, float]:
 def _run(pulse: PulseServer, root: Path, clips: dict[str, tuple[Path, float]], slots: int,
          model: str, rounds: int) -> dict[str, object]:
     root.mkdir()
+    (root / "data").mkdir()
+    (root / "data" / "prompt-cache").symlink_to(_shared_cache(root.parent))  # prefill once
     satellites = [Satellite(pulse, room, free_port(), root).start() for room in ROOMS]
     hub = Hub(root, satellites, hub={"llm_slots": slots}, llm={"model": model})
     caps = {room: (Capture(f"{room}_mic.monitor"), Capture(f"{room}_speaker.monitor"))
@@ -101,6 +103,12 @@ def _run(pulse: PulseServer, root: Path, clips: dict[str, tuple[Path, float]], s
               for kind in KINDS for room in ROOMS
               if f"{kind} {room} together" in table and f"{kind} {room} alone" in table}
     return {"median reply onset (s)": table, "together / alone": ratios, "raw": onsets}
+
+
+def _shared_cache(parent: Path) -> Path:
+    path = parent / "prompt-cache"
+    path.mkdir(exist_ok=True)
+    return path
 
 
 def _ask(pulse: PulseServer, hub: Hub, caps: dict[str, tuple[Capture, Capture]],

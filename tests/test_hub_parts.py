@@ -170,3 +170,23 @@ def test_a_lost_satellite_is_one_log_line_and_it_is_connected_again(
     assert sum("lost the satellite" in line for line in lines) == 1, lines
     assert sum("connected again to the satellite" in line for line in lines) == 1, lines
     assert not any("cannot use" in line for line in lines), lines  # the tries were quiet
+
+
+def test_a_timer_set_for_another_room_rings_there(tmp_path: Path) -> None:
+    from voiceagent.agent.tools import ToolRegistry
+    from voiceagent.hub.room_timer import add_room_timer
+    from voiceagent.tools import timers
+
+    registry = ToolRegistry(timers.make_tools(Timers(tmp_path / "timers.json", None,
+                                                     room="kitchen")))
+    add_room_timer(registry, tmp_path, "kitchen", ["kitchen", "bedroom"])
+    made = registry.get("set_timer_in_room")
+    assert made is not None
+    assert made.spec.parameters["properties"]["room"]["enum"] == ["kitchen", "bedroom"]
+    answer = made.func(room="bedroom", duration="10 minutes", label="nap")
+    assert answer == "Timer set for 10 minutes: nap, in the bedroom."
+    [entry] = Timers(tmp_path / "timers.json", None).pending()
+    assert (entry.room, entry.label, entry.seconds) == ("bedroom", "nap", 600)
+    one_room = ToolRegistry(timers.make_tools(Timers(tmp_path / "t.json", None)))
+    add_room_timer(one_room, tmp_path, "kitchen", ["kitchen"])
+    assert "set_timer_in_room" not in one_room  # a house of one room has no other room

@@ -37,12 +37,12 @@ def hub_config(config: Config) -> Config:
 class House:
     """The rooms (added from the config at start, and as zeroconf finds satellites)."""
 
-    def __init__(self, config: Config, stack: ExitStack) -> None:
+    def __init__(self, config: Config, stack: ExitStack, rooms: list[str] | None = None) -> None:
         config = hub_config(config)
         self.config = config
         self._stack = stack
         chat = build_chat(config, stack, standby=True, share="announce")
-        self.shared = Shared(config, chat, build_synthesizer(config))
+        self.shared = Shared(config, chat, build_synthesizer(config), rooms=list(rooms or []))
         self.rooms: dict[str, Room] = {}
         self.stop = threading.Event()
         self._lock = threading.Lock()
@@ -144,7 +144,7 @@ def serve(config: Config, *, satellites: list[str] | None = None, verbose: bool 
         raise ConfigError(f"{config.source}: hub.satellites: no satellites and zeroconf is off; "
                           "add e.g. satellites = [\"kitchen=tcp://kitchen.local:10700\"]")
     with ExitStack() as stack:
-        house = House(config, stack)
+        house = House(config, stack, rooms=[p.room for p in places])
         for place in places:
             house.add(place)
         log.info("voiceagent hub ready: %s", ", ".join(house.rooms) or "waiting for satellites")

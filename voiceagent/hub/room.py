@@ -49,6 +49,7 @@ from voiceagent.config import Config
 from voiceagent.frontends import KioskFrontEnd, Replies, VoiceApprover
 from voiceagent.hub.discovery import Place
 from voiceagent.hub.link import SatelliteLink
+from voiceagent.hub.room_timer import add_room_timer
 from voiceagent.hub.stream import SatelliteMic, SatelliteSpeaker
 from voiceagent.modes import early_end
 from voiceagent.ports import Synthesizer, Transcriber
@@ -70,6 +71,8 @@ class Shared:
     synthesizer: Synthesizer
     transcriber: Transcriber | None = None
     """Loaded by the first room (biased to the house's list names), then shared."""
+    rooms: list[str] = dataclasses.field(default_factory=list)
+    """The rooms known at start: a timer may be set for any of them ("in the bedroom")."""
 
 
 def room_config(config: Config, room: str) -> Config:
@@ -101,6 +104,7 @@ class Room:
             events=events, synthesizer=shared.synthesizer, approve=approver, standby=True,
             chat=shared.chat, transcriber=shared.transcriber, room=self.name)
         approver.assistant = self.assistant
+        add_room_timer(self.assistant.agent.tools, config.data_dir, self.name, shared.rooms)
         self.assistant.keep_warm = False  # one model serves every room: no background asks
         if shared.transcriber is None:
             shared.transcriber = self.assistant.transcriber
