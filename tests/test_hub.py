@@ -100,6 +100,12 @@ def heard(path: Path, transcriber) -> list[str]:
     return words(str(transcriber.transcribe(audio)))
 
 
+def timer_set(said: list[str]) -> bool:
+    """The words of "Timer set for 5 minutes." as Whisper hears them off the speaker ("timor
+    set for five minutes")."""
+    return {"five", "minutes"} <= set(said)
+
+
 def silent(path: Path) -> bool:
     audio = read_wav(path)
     return first_sound(audio.samples, audio.rate) is None
@@ -113,7 +119,7 @@ def test_a_request_is_answered_in_its_room_and_nowhere_else(house: House, transc
         log = house.wait_turns("kitchen", before + 1)
         time.sleep(1.0)  # the answer's last words reach the speaker's monitor
     assert "timer" in log.split("kitchen: heard")[-1].splitlines()[0].lower()
-    assert "timer" in heard(kitchen, transcriber)
+    assert timer_set(heard(kitchen, transcriber))
     assert silent(bedroom)
     sent = house.satellites["kitchen"].log()
     assert "'transcript'" in sent and "'synthesize'" in sent  # the pipeline events it got
@@ -156,8 +162,8 @@ def test_two_rooms_speaking_at_once_are_both_answered_each_in_its_own(
     bedroom_heard = log.split("bedroom: heard")[-1].splitlines()[0].lower()
     assert "coffee" in bedroom_heard
     in_kitchen, in_bedroom = heard(kitchen, transcriber), heard(bedroom, transcriber)
-    assert "timer" in in_kitchen
-    assert in_bedroom and "timer" not in in_bedroom
+    assert timer_set(in_kitchen)
+    assert in_bedroom and not timer_set(in_bedroom)
 
 
 def test_a_satellite_killed_mid_answer_leaves_the_other_room_answering_and_comes_back(
@@ -183,7 +189,7 @@ def test_a_satellite_killed_mid_answer_leaves_the_other_room_answering_and_comes
         house.ask("kitchen", real(ALEXA), real(TIMER))
         house.wait_turns("kitchen", turns + 1)
         time.sleep(1.0)
-    assert "timer" in heard(kitchen_speaker, transcriber)
+    assert timer_set(heard(kitchen_speaker, transcriber))
 
 
 def test_a_satellite_with_its_own_wake_word_is_answered_and_listens_for_it_again(
@@ -194,7 +200,7 @@ def test_a_satellite_with_its_own_wake_word_is_answered_and_listens_for_it_again
         log = house.wait_turns(HALL, turns + 1)
         time.sleep(1.0)
     assert f"{HALL}: the satellite heard its wake word" in log  # run-pipeline from asr
-    assert "timer" in heard(hall, transcriber)
+    assert timer_set(heard(hall, transcriber))
     sent = house.satellites[HALL].log()
     after = sent.split("'transcript'")[-1]
     assert "Waiting for wake word" in after  # the transcript ended its stream

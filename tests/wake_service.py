@@ -72,6 +72,11 @@ class WakeService:
         self._ready.set()
         self._loop.run_forever()
         self._loop.run_until_complete(server.stop())
+        tasks = asyncio.all_tasks(self._loop)
+        for task in tasks:
+            task.cancel()
+        self._loop.run_until_complete(asyncio.gather(*tasks, return_exceptions=True))
+        self._loop.close()
 
     def stop(self) -> None:
         self._loop.call_soon_threadsafe(self._loop.stop)

@@ -15,6 +15,7 @@ wake word fires, `voice-stopped` at the end of the words, `transcript` when they
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import logging
 import threading
@@ -93,6 +94,10 @@ class Room:
         self.speaker = SatelliteSpeaker(self.link)
         self._bad_audio = False
         self._listen_s = config.audio.listen_timeout_s
+        self._release_s = config.audio.listen_timeout_s + config.audio.max_utterance_s
+        """After a satellite's wake word, how long until an empty transcript releases it."""
+        self._pipelines = 0
+        self._transcribed = 0
         self.recorder = MicRecorder(config.audio, source=self._open_mic)
         events = Events()
         events.subscribe(RoomLog(self.name))
@@ -168,7 +173,9 @@ class Room:
             run = RunPipeline.from_event(event)
             if run.start_stage == PipelineStage.ASR:  # its own wake word fired
                 log.info("%s: the satellite heard its wake word", self.name)
-                self.gate.open(self._listen_s)
+                self._listen_after_satellite_wake()
+        elif Detection.is_type(event.type):  # newer satellites also report their wake word
+            self.gate.open(self._listen_s)
         elif AudioStop.is_type(event.type):
             log.debug("%s: the satellite stopped streaming", self.name)
         elif ErrorEvent.is_type(event.type):
@@ -176,6 +183,19 @@ class Room:
                         ErrorEvent.from_event(event).text)
         else:
             log.debug("%s: ignored %s from the satellite", self.name, event.type)
+
+    def _listen_after_satellite_wake(self) -> None:
+        """The request needs no wake word of ours. A satellite streams until it is sent a
+        transcript: if nothing is heard, it gets an empty one (as the gate gives up), so it
+        listens for its wake word again instead of streaming on."""
+        self.gate.open(self._listen_s)
+        self._pipelines += 1
+        asyncio.get_running_loop().call_later(self._release_s, self._release, self._pipelines)
+
+    def _release(self, pipeline: int) -> None:
+        if self._transcribed < pipeline:
+            log.info("%s: nothing was said after the satellite's wake word", self.name)
+            self.link.post(Transcript(text="").event())
 
     def _audio(self, event: Event) -> None:
         if self.mic is None:
@@ -198,6 +218,7 @@ class Room:
         if isinstance(event, SpeechEnd):
             self.link.post(VoiceStopped().event())
         elif isinstance(event, SttDone):
+            self._transcribed = self._pipelines
             self.link.post(Transcript(text=event.text).event())
         elif isinstance(event, Final) and event.text:
             self.link.post(Synthesize(text=event.text).event())
