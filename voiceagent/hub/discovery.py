@@ -15,6 +15,7 @@ import re
 import socket
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
 from wyoming.event import async_write_event
@@ -22,6 +23,9 @@ from wyoming.info import Describe, Info
 
 from voiceagent.errors import ConfigError
 from voiceagent.wyoming.wire import BadEvent, read_event
+
+if TYPE_CHECKING:
+    from zeroconf.asyncio import AsyncServiceBrowser, AsyncZeroconf
 
 log = logging.getLogger(__name__)
 
@@ -124,8 +128,8 @@ class Discovery:
         self._interfaces = interfaces
         """Addresses to browse on; None: every interface."""
         self._seen: set[tuple[str, int]] = set()
-        self._zeroconf: object | None = None
-        self._browser: object | None = None
+        self._zeroconf: AsyncZeroconf | None = None
+        self._browser: AsyncServiceBrowser | None = None
         self._tasks: set[asyncio.Task[None]] = set()
 
     async def start(self) -> bool:
@@ -133,7 +137,7 @@ class Discovery:
         from zeroconf import InterfaceChoice, ServiceStateChange
         from zeroconf.asyncio import AsyncServiceBrowser, AsyncZeroconf
 
-        def changed(zeroconf: object, service_type: str, name: str,
+        def changed(zeroconf: object, service_type: str, name: str,  # zeroconf's names
                     state_change: ServiceStateChange) -> None:
             if state_change in (ServiceStateChange.Added, ServiceStateChange.Updated):
                 task = asyncio.ensure_future(self._resolve(service_type, name))
@@ -156,7 +160,7 @@ class Discovery:
 
         assert self._zeroconf is not None
         info = AsyncServiceInfo(service_type, name)
-        if not await info.async_request(self._zeroconf.zeroconf, 3000):  # type: ignore[attr-defined]
+        if not await info.async_request(self._zeroconf.zeroconf, 3000):
             return
         hosts = info.parsed_addresses()
         if not hosts or info.port is None or (hosts[0], info.port) in self._seen:
@@ -174,6 +178,6 @@ class Discovery:
         for task in list(self._tasks):
             task.cancel()
         if self._browser is not None:
-            await self._browser.async_cancel()  # type: ignore[attr-defined]
+            await self._browser.async_cancel()
         if self._zeroconf is not None:
-            await self._zeroconf.async_close()  # type: ignore[attr-defined]
+            await self._zeroconf.async_close()
