@@ -103,7 +103,8 @@ def heard(path: Path, transcriber) -> list[str]:
 def timer_set(said: list[str]) -> bool:
     """The words of "Timer set for 5 minutes." as Whisper hears them off the speaker ("timor
     set for five minutes")."""
-    return {"five", "minutes"} <= set(said)
+    phrase = ["set", "for", "five", "minutes"]
+    return any(said[i:i + len(phrase)] == phrase for i in range(len(said)))
 
 
 def silent(path: Path) -> bool:
