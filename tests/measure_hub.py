@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import tempfile
 import time
@@ -43,6 +44,7 @@ def main() -> None:
     (root / "pulse").mkdir()
     pulse = PulseServer(root / "pulse")
     pulse.start()
+    os.environ.update(pulse.env)  # the captures' parec finds this server
     results: dict[str, object] = {}
     try:
         for room in ROOMS:
