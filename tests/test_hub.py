@@ -141,8 +141,9 @@ def test_a_timer_rings_in_the_room_that_set_it_only(house: House, speech, transc
             house.pulse.record_speaker("bedroom_speaker") as bedroom:
         house.ask("kitchen", real(ALEXA), speech("Set a pasta timer for five seconds."))
         house.wait_turns("kitchen", turns + 1)
-        log = house.hub.wait_for("kitchen: announcing", timeout_s=60)
-        time.sleep(4.0)  # "Your 5 second pasta timer is done." is being played
+        house.hub.wait_for("kitchen: announcing", timeout_s=60)
+        log = house.hub.wait_for("kitchen: announced", timeout_s=120)  # all of it played
+        time.sleep(1.0)
     assert "pasta timer is done" in log
     assert "bedroom: announcing" not in log
     said = " ".join(heard(kitchen, transcriber))

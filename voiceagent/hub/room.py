@@ -33,6 +33,7 @@ from wyoming.vad import VoiceStopped
 from wyoming.wake import Detection
 
 from voiceagent.agent.events import (
+    AudioEnd,
     Error,
     Events,
     Final,
@@ -239,6 +240,8 @@ class RoomLog:
             log.info("%s: turn over (%s)", self.room, event.stop)
         elif isinstance(event, Sentence) and not self._in_turn:
             log.info("%s: announcing %r", self.room, event.text)
+        elif isinstance(event, AudioEnd) and not self._in_turn:
+            log.info("%s: announced", self.room)
         elif isinstance(event, SttDone):
             log.info("%s: heard %r", self.room, event.text)
         elif isinstance(event, LocalCommand):
