@@ -95,7 +95,7 @@ def _run_binary(args: argparse.Namespace) -> subprocess.Popen[bytes]:
         proc = subprocess.Popen(
             [args.binary, "--model", args.model, "--host", args.host, "--port", str(args.port),
              "--threads", str(args.threads), "--ctx-size", str(args.ctx_size * args.parallel),
-             "--parallel", str(args.parallel), "--jinja",
+             *(["--parallel", str(args.parallel)] if args.parallel > 1 else []), "--jinja",
              "--chat-template-file", str(template),
              *(["--slot-save-path", args.slot_dir] if args.slot_dir else [])],
             preexec_fn=_die_with_parent,
