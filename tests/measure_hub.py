@@ -39,7 +39,13 @@ def main() -> None:
     parser.add_argument("--slots", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--json", default="")
+    parser.add_argument("--speech-only", action="store_true",
+                        help="only what two rooms share for a built-in command: the transcript "
+                             "and the first sentence's audio, one room vs two at once, no devices")
     args = parser.parse_args()
+    if args.speech_only:
+        print(json.dumps(_speech_only(args.rounds), indent=1))
+        return
     root = Path(tempfile.mkdtemp(prefix="measure-hub-"))
     (root / "pulse").mkdir()
     pulse = PulseServer(root / "pulse")
@@ -58,6 +64,44 @@ def main() -> None:
     print(json.dumps(results, indent=1))
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))
+
+
+def _speech_only(rounds: int) -> dict[str, object]:
+    """Seconds from a room's request to its first sentence's audio (transcribe the real timer
+    request, synthesize "Timer set for 5 minutes."), for one room and for two at once, through
+    the one Whisper and the one piper voice the hub shares (each behind its own lock)."""
+    import threading
+
+    from voiceagent.config import Config
+    from voiceagent.speech.stt import WhisperTranscriber
+    from voiceagent.speech.tts import PiperSynthesizer
+
+    config = Config()
+    stt = WhisperTranscriber(config.stt, config.models_dir)
+    tts = PiperSynthesizer(config.tts, config.models_dir)
+    clip = load_audio(REAL / f"{KINDS['built-in']}.flac")
+
+    def room(out: list[float]) -> None:
+        start = time.monotonic()
+        stt.transcribe(clip)
+        next(iter(tts.synthesize("Timer set for 5 minutes.")))
+        out.append(time.monotonic() - start)
+
+    room([])  # warm-up
+    alone: list[float] = []
+    together: list[float] = []
+    for _ in range(rounds):
+        room(alone)
+        pair: list[float] = []
+        threads = [threading.Thread(target=room, args=(pair,)) for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        together.append(max(pair))  # the room that waited
+    a, t = statistics.median(alone), statistics.median(together)
+    return {"alone (s)": round(a, 3), "the later of two at once (s)": round(t, 3),
+            "ratio": round(t / a, 2), "raw": {"alone": alone, "together": together}}
 
 
 def _wav(root: Path, kind: str, name: str) -> tuple[Path, float]:
