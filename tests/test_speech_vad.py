@@ -106,3 +106,19 @@ def test_silero_scores_speech_high_and_silence_or_noise_low(speech):
 def test_silero_rejects_wrong_block_sizes():
     with pytest.raises(ValueError, match="512 samples"):
         SileroVAD()(Audio.silence(0.1, STT_RATE).samples)
+
+
+def test_a_minute_of_digital_silence_does_not_make_it_deaf() -> None:
+    """A wake gate hands the cutter exact zeros while it waits; Silero's state drifted on them
+    until a real request scored below the threshold throughout (0 of 38 blocks after 60 s)."""
+    from pathlib import Path
+
+    from voiceagent.audio import load_audio
+
+    request = load_audio(Path(__file__).parent / "data" / "real" /
+                         "add_apples_to_my_shopping_list.flac").samples
+    vad = SileroVAD()
+    for _ in range(int(60 * 16000 / BLOCK)):
+        vad(np.zeros(BLOCK, dtype=np.float32))
+    scores = [vad(request[i:i + BLOCK]) for i in range(0, len(request) - BLOCK, BLOCK)]
+    assert sum(p >= 0.5 for p in scores) >= 10

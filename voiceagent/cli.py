@@ -62,6 +62,12 @@ def _parser() -> argparse.ArgumentParser:
     wy.add_argument("--uri", metavar="tcp://HOST:PORT",
                     help="where to listen (default: [wyoming] uri, tcp://0.0.0.0:10300)")
 
+    hub = sub.add_parser("hub", help="the assistant for a house of Wyoming satellites, one "
+                         "room each ([hub] satellites, zeroconf)")
+    hub.add_argument("--satellite", action="append", default=[], metavar="NAME=URI",
+                     help="a satellite besides [hub] satellites, e.g. "
+                          "kitchen=tcp://kitchen.local:10700 (repeat for more)")
+
     bench = sub.add_parser("bench", help="latency benchmark: streaming vs sequential")
     bench.add_argument("--turns", type=int, default=0, help="turns per pipeline (default: all)")
     bench.add_argument("--wav-dir", metavar="DIR", help="WAV questions with .txt transcripts")
@@ -210,6 +216,12 @@ def cmd_wyoming(args: argparse.Namespace, config: Config) -> int:
     return serve(config, uri=args.uri, verbose=args.verbose)
 
 
+def cmd_hub(args: argparse.Namespace, config: Config) -> int:
+    from voiceagent.hub.house import serve
+
+    return serve(config, satellites=args.satellite, verbose=args.verbose)
+
+
 def cmd_bench(args: argparse.Namespace, config: Config) -> int:
     if args.live:
         from voiceagent.bench.live import LiveOptions, run_live
@@ -244,4 +256,5 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, Config], int]] = {
     "bench": cmd_bench,
     "evaluate": cmd_evaluate,
     "wyoming": cmd_wyoming,
+    "hub": cmd_hub,
 }

@@ -70,6 +70,8 @@ class ServerConfig:
     port: int = _f(0, "port; 0 = a free port", minimum=0)
     threads: int = _f(0, "CPU threads; 0 = all cores", minimum=0)
     ctx_size: int = _f(4096, "context window in tokens", minimum=512)
+    parallel: int = _f(1, "requests answered at once (llama.cpp slots, each with a ctx_size "
+                       "window); `voiceagent hub` uses [hub] llm_slots instead", minimum=1)
 
 
 @dataclass(frozen=True)
@@ -262,6 +264,27 @@ class WyomingConfig:
 
 
 @dataclass(frozen=True)
+class HubConfig:
+    """[hub]: `voiceagent hub`, one assistant for a house of Wyoming satellites."""
+
+    satellites: list[str] = _f([], "the satellites, each NAME=URI: \"kitchen=tcp://kitchen.local:"
+                               "10700\"; NAME is the room (its own conversation, where its "
+                               "timers ring)")
+    zeroconf: bool = _f(True, "also find satellites on the LAN (_wyoming._tcp); each one is "
+                        "connected once, however it was found")
+    wake_word: str = _f("", "for satellites that stream all the time (no wake service of "
+                        "their own): only answer after this wake word (hey_jarvis, okay_nabu, "
+                        "hey_mycroft, alexa or a microWakeWord .json), heard per room on the "
+                        "hub; empty = answer every utterance")
+    session: str = _f("room", "each room's conversation is the session <session>-<room>")
+    llm_slots: int = _f(2, "questions the embedded LLM server answers at once, so two rooms "
+                        "asking together are both answered (llama.cpp slots; [server] "
+                        "parallel for the hub)", minimum=1)
+    reconnect_max_s: float = _f(30.0, "a satellite that went away is tried again after 0.5 s, "
+                                "then twice as long each time, up to this", minimum=1)
+
+
+@dataclass(frozen=True)
 class Config:
     """The whole configuration."""
 
@@ -276,6 +299,7 @@ class Config:
     tools: ToolsConfig = field(default_factory=ToolsConfig)
     trigger: TriggerConfig = field(default_factory=TriggerConfig)
     wyoming: WyomingConfig = field(default_factory=WyomingConfig)
+    hub: HubConfig = field(default_factory=HubConfig)
     source: str = "built-in defaults"
     """Where the config was read from (for messages)."""
 

@@ -41,6 +41,11 @@ class SileroVAD:
         block = np.asarray(block, dtype=np.float32).reshape(-1)
         if len(block) != BLOCK:
             raise ValueError(f"VAD blocks must be {BLOCK} samples, got {len(block)}")
+        if not block.any():
+            # Digital silence (a wake gate's closed output, an idle sink) is never speech, and
+            # a minute of it left the model's state deaf to the next request: skip the model.
+            self._context = block[-_CONTEXT:]
+            return 0.0
         x = np.concatenate([self._context, block])[None, :]
         out, self._h, self._c = self._session.run(
             None, {"input": x, "h": self._h, "c": self._c}
