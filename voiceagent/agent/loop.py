@@ -247,14 +247,17 @@ class _ModelTurn:
                 for tool in topic.tools if tool in self.a.tools]
 
     def _plain(self) -> str:
-        """The one plain sentence for an answer held back for its claims: that it could not
-        be done when a tool here serves the request (the model did not use it), else what
-        nothing here can do (the request's unserved topic), else that it cannot be done."""
+        """The one plain sentence for an answer held back for its claims: what nothing here
+        can do, when the request speaks of such a thing ("set the bed light to 50 percent":
+        the lights, not a sum), else that it could not be done when a tool here serves the
+        request (the model did not use it), else that it cannot be done here."""
         about = topics_of().about(self.turn.user_text)
+        unserved = [t for t in about if not t.served]
+        if unserved:
+            return unserved[0].reply
         if any(t.served and set(t.tools) & set(self.a.tools.names) for t in about):
             return say("failed")
-        unserved = [t for t in about if not t.served]
-        return unserved[0].reply if unserved else say("cannot")
+        return say("cannot")
 
     def _spoken_results(self, done: list[CallDone], said: list[str]) -> str:
         """The results to say as the answer when every call's result is itself the answer
