@@ -39,6 +39,7 @@ from voiceagent.config import Config, config_from_dict
 from voiceagent.modes import wake_gate
 from voiceagent.sound.recorder import MicRecorder
 from voiceagent.speech.drafts import Drafts
+from voiceagent.speech.wakeword import WakeWord
 from voiceagent.testing import FakeBlockSource
 
 GAPS = (0.0, 0.15, 0.3, 0.6, 1.0)
@@ -123,44 +124,49 @@ def requests() -> list[Clip]:
     return [load(p) for p in shared("repro")] + [load(p) for p in shared("commands")]
 
 
-def run_on(kiosk: Kiosk, wakes: list[Clip], reqs: list[Clip], gaps: tuple[float, ...],
-           hearing: bool, show: bool = False) -> None:
+def fires(wake: WakeWord, samples: np.ndarray) -> int:
+    wake.reset()
+    return sum(wake(samples[i:i + 512]) for i in range(0, len(samples), 512))
+
+
+def detection(name: str, pairs: list[tuple[Clip, Clip]], gaps: tuple[float, ...]) -> None:
+    """How often the detector alone wakes: the model's own rule, and with the second look."""
+    before, now = WakeWord(name, run_on=False), WakeWord(name)
+    print(f"\n### {name}: woken, {len(pairs)} wake word clips each glued to a request\n")
+    print("| gap | the model's rule alone | with the second look (now) |")
+    print("|---|---|---|")
+    rows = [("alone", [concat([w.audio, Audio.silence(1.5)]).samples for w, _r in pairs])]
+    rows += [(f"{g:.2f} s", [glue(w, r, g)[0].samples for w, r in pairs]) for g in gaps]
+    for label, clips in rows:
+        a = sum(fires(before, c) > 0 for c in clips) / len(clips)
+        b = sum(fires(now, c) > 0 for c in clips) / len(clips)
+        print(f"| {label} | {a:.1%} | {b:.1%} |", flush=True)
+
+
+def hearing(kiosk: Kiosk, pairs: list[tuple[Clip, Clip]], gaps: tuple[float, ...],
+            show: bool = False) -> None:
+    """How often the request is heard whole through the kiosk's listening side."""
     name = kiosk.config.trigger.wake_word
-    pairs = [(w, reqs[(i * 7) % len(reqs)]) for i, w in enumerate(wakes)]
-    alone = [kiosk.hear(concat([w.audio, Audio.silence(1.0)])).wakes > 0 for w, _ in pairs]
     reference: dict[str, str] = {}
-    if hearing:
-        for _w, r in pairs:
-            if r.name not in reference:
-                texts = kiosk.hear(Audio(r.samples[max(0, r.start - 8000):], STT_RATE),
-                                   wake=False).texts
-                reference[r.name] = texts[0] if texts else ""
-    print(f"\n### {name}: {len(pairs)} wake word clips, each glued to a request\n")
-    print(f"Woken by the wake word alone: {sum(alone)}/{len(alone)} = "
-          f"{sum(alone) / len(alone):.1%}\n")
-    if hearing:
-        ok = [r.name for _w, r in pairs if whole(reference[r.name], slots(r),
-                                                 (words(reference[r.name]) or [""])[0], name)]
-        print(f"Requests heard whole without a wake word: "
-              f"{sum(1 for _w, r in pairs if r.name in ok)}/{len(pairs)}\n")
-        print("| gap | woke | heard whole (of those whole alone) | woke and whole "
-              "| wake word in the transcript | first word lost |")
-        print("|---|---|---|---|---|---|")
-    else:
-        print("| gap | woke |")
-        print("|---|---|")
+    for _w, r in pairs:
+        if r.name not in reference:
+            texts = kiosk.hear(Audio(r.samples[max(0, r.start - 8000):], STT_RATE),
+                               wake=False).texts
+            reference[r.name] = texts[0] if texts else ""
+    ok = {r.name for _w, r in pairs
+          if whole(reference[r.name], slots(r), (words(reference[r.name]) or [""])[0], name)}
+    counted = [(w, r) for w, r in pairs if r.name in ok]
+    print(f"\n### {name}: heard whole, {len(counted)} of {len(pairs)} pairs whose request "
+          "is heard whole without a wake word\n")
+    print("| gap | woke | heard whole | wake word in the transcript | first word lost |")
+    print("|---|---|---|---|---|")
     for gap in gaps:
-        woke = whole_n = counted = leaked = lost = 0
-        for w, r in pairs:
+        woke = whole_n = leaked = lost = 0
+        for w, r in counted:
             audio, _end, _onset = glue(w, r, gap)
             heard = kiosk.hear(audio)
             woke += heard.wakes > 0
-            if not hearing:
-                continue
             ref = reference[r.name]
-            if r.name not in ok:
-                continue
-            counted += 1
             text = heard.texts[0] if heard.texts else ""
             first = words(ref)[0]
             whole_n += whole(text, slots(r), first, name)
@@ -172,29 +178,73 @@ def run_on(kiosk: Kiosk, wakes: list[Clip], reqs: list[Clip], gaps: tuple[float,
             if show and not whole(text, slots(r), first, name):
                 print(f"    {gap:.2f} s {w.name} + {r.name}: heard {heard.texts!r} (woke "
                       f"{heard.wakes}), alone {ref!r}")
-        n = len(pairs)
-        if hearing:
-            print(f"| {gap:.2f} s | {woke / n:.1%} | {whole_n}/{counted} = "
-                  f"{whole_n / max(1, counted):.1%} | {whole_n / max(1, counted) * woke / n:.1%} "
-                  f"| {leaked} | {lost} |", flush=True)
-        else:
-            print(f"| {gap:.2f} s | {woke / n:.1%} |", flush=True)
+        n = max(1, len(counted))
+        print(f"| {gap:.2f} s | {woke / n:.1%} | {whole_n}/{len(counted)} = {whole_n / n:.1%} "
+              f"| {leaked} | {lost} |", flush=True)
+
+
+def live(name: str, pairs: list[tuple[Clip, Clip]], gaps: tuple[float, ...],
+         transcribe: Callable[[Audio], str]) -> None:
+    """A sample played into the private PulseAudio microphone (tests/pulse.py) and heard by
+    the kiosk's recorder with the wake gate: the device path, not FakeBlockSource."""
+    import os
+    import queue
+    import shutil
+
+    from tests.pulse import PulseServer
+
+    root = Path(tempfile.mkdtemp(prefix="wake-live-"))
+    server = PulseServer(root)
+    server.start()
+    os.environ.update(server.env)  # before sounddevice is first imported
+    kiosk = Kiosk(name, None, None)
+    mic = MicRecorder(kiosk.config.audio)
+    gate = wake_gate(kiosk.config, mic)
+    assert gate is not None
+    mic.processors.append(gate)
+    stop = threading.Event()
+    heard: queue.Queue[Audio] = queue.Queue()
+
+    def listen() -> None:
+        for utterance in mic.utterances(stop):
+            gate.close()
+            heard.put(utterance)
+
+    thread = threading.Thread(target=listen, daemon=True)
+    thread.start()
+    print(f"\n### {name}, live on the PulseAudio test devices\n")
+    print("| gap | request | woke | heard |")
+    print("|---|---|---|---|")
+    try:
+        time.sleep(2.0)
+        for gap in gaps:
+            for w, r in pairs:
+                before = gate.wakes
+                server.play_into_mic(concat([glue(w, r, gap)[0], Audio.silence(2.5)]))
+                texts = []
+                while not heard.empty():
+                    texts.append(transcribe(heard.get()))
+                print(f"| {gap:.2f} s | {r.name[:24]} | {gate.wakes - before} | {texts} |",
+                      flush=True)
+    finally:
+        stop.set()
+        thread.join(timeout=10)
+        server.stop()
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def false_wakes(names: list[str]) -> None:
-    from voiceagent.speech.wakeword import WakeWord
-
     files = shared("commands") + shared("wake/jarvis") + shared("wake/computer")
     stream = np.concatenate([load(p).samples for p in files])
     hours = len(stream) / STT_RATE / 3600
     print(f"\n### False wakes over {hours * 60:.1f} min of real speech that is not the wake "
-          f"word ({len(files)} recordings: commands, \"jarvis\", \"computer\")\n")
-    print("| wake word | wakes | per hour |")
-    print("|---|---|---|")
+          f"word ({len(files)} recordings: commands, \"jarvis\", \"computer\"; one stream)\n")
+    print("| wake word | the model's rule alone | with the second look (now) | now, per hour |")
+    print("|---|---|---|---|")
     for name in names:
-        wake = WakeWord(name)
-        fired = sum(wake(stream[i:i + 512]) for i in range(0, len(stream), 512))
-        print(f"| {name} | {fired} | {fired / hours:.1f} |", flush=True)
+        a = fires(WakeWord(name, run_on=False), stream)
+        b = fires(WakeWord(name), stream)
+        print(f"| {name} | {a} | {b} | {b / hours:.1f} |", flush=True)
 
 
 def main() -> None:
@@ -207,8 +257,11 @@ def main() -> None:
                         help="only whether it woke (no Whisper): quick")
     parser.add_argument("--no-drafts", action="store_true",
                         help="the fixed silence window instead of drafts")
-    parser.add_argument("--only", choices=("run-on", "false-wakes"))
+    parser.add_argument("--only", choices=("run-on", "false-wakes", "live"))
+    parser.add_argument("--live", type=int, default=4, help="pairs played live (--only live)")
     parser.add_argument("--show", action="store_true", help="print each request not heard whole")
+    parser.add_argument("--hear", type=int, default=1000,
+                        help="pairs per wake word also transcribed (Whisper: slow)")
     args = parser.parse_args()
     start = time.monotonic()
     stt = drafts = None
@@ -233,9 +286,19 @@ def main() -> None:
     if args.only in (None, "run-on"):
         reqs = requests()
         for name in args.wake_word:
-            kiosk = Kiosk(name, stt, drafts)
-            run_on(kiosk, wake_clips(name, args.limit), reqs, tuple(args.gaps),
-                   not args.no_hearing, args.show)
+            wakes = wake_clips(name, args.limit)
+            pairs = [(w, reqs[i % len(reqs)]) for i, w in enumerate(wakes)]
+            detection(name, pairs, tuple(args.gaps))
+            if not args.no_hearing:
+                hearing(Kiosk(name, stt, drafts), pairs[: args.hear], tuple(args.gaps),
+                        args.show)
+    if args.only == "live":
+        assert stt is not None
+        reqs = requests()
+        for name in args.wake_word:
+            wakes = wake_clips(name, args.live)
+            live(name, [(w, reqs[i % len(reqs)]) for i, w in enumerate(wakes)],
+                 tuple(args.gaps), stt)
     if args.only in (None, "false-wakes"):
         false_wakes(args.wake_word)
     print(f"\n(measured in {time.monotonic() - start:.0f} s)")

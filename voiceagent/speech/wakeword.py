@@ -136,10 +136,15 @@ class WakeWord:
         return True
 
     def _second_look(self, rose: int) -> bool:
-        """The word up to its end, as if a pause followed: would the model fire?"""
+        """The word up to its end, as if a pause followed: would the model fire? Scored
+        twice, cut at the dip and where the probability rose (~40 ms earlier): the model
+        stays sure of a real wake word either way, while a near miss ("I'd like a" for
+        alexa) can look like it only when cut exactly at the dip."""
         if not self.run_on_cutoff:
             return False
-        sure = self._score(isolated(self._recent, word_end(self._recent, self.samples - rose)))
+        ago = self.samples - rose
+        sure = min(self._score(isolated(self._recent, word_end(self._recent, ago))),
+                   self._score(isolated(self._recent, ago)))
         log.debug("wake word run on? second look %.3f (needs %.3f)", sure, self.run_on_cutoff)
         return sure >= self.run_on_cutoff
 
@@ -251,6 +256,8 @@ class WakeOverEcho:
         self._far_peak: deque[float] = deque(maxlen=int(FAR_MEMORY_S * STT_RATE / 512))
         self._refractory = int(refractory_s * STT_RATE)
         self._quiet = self._refractory
+        self.ended_ago = 0
+        """As WakeWord.ended_ago, from the detector that fired."""
 
     def __call__(self, block: np.ndarray) -> bool:
         clean = self._clean(block)
@@ -266,5 +273,6 @@ class WakeOverEcho:
             log.info("wake word in the raw microphone while the speaker said it: ignored")
         if clean or (raw and not own):
             self._quiet = 0
+            self.ended_ago = (self._clean if clean else self._raw).ended_ago
             return True
         return False
