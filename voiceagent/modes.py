@@ -114,14 +114,11 @@ def _kiosk(config: Config, assistant: Any, recorder: Any, player: Any,
     """The kiosk: the echo canceller and the wake gate become the recorder's per-block
     processors, in that order; the player's tap feeds the canceller what was played."""
     from voiceagent.sound.player import SoundPlayer
-    from voiceagent.speech.cutter import UtteranceCutter
-    from voiceagent.speech.vad import SileroVAD
-    from voiceagent.speech.wakegate import WakeGate
 
     trigger, audio = config.trigger, config.audio
     early_end(config, assistant, recorder)
     chimes = SoundPlayer(audio)  # its own: a chime never clears the answer's stop flag
-    echo_only = lambda: False  # noqa: E731
+    canceller = None
     if audio.echo_cancel:
         from voiceagent.sound.echo import EchoCanceller, Reference
 
@@ -129,40 +126,52 @@ def _kiosk(config: Config, assistant: Any, recorder: Any, player: Any,
         player.tap = chimes.tap = reference.played
         canceller = EchoCanceller(reference)
         recorder.processors.append(canceller)
-        echo_only = lambda: canceller.echo_only  # noqa: E731
-    gate = None
-    if trigger.wake_word or audio.echo_cancel:
-        wake: Any = None
-        if trigger.wake_word:
-            from voiceagent.speech.wakeword import WakeOverEcho, WakeWord
-
-            def make() -> WakeWord:
-                return WakeWord(trigger.wake_word, cutoff=trigger.wake_cutoff,
-                                refractory_s=trigger.wake_refractory_s)
-
-            wake = make()
-            if audio.echo_cancel:  # over an answer: the raw mic too, unless it said it
-                wake = WakeOverEcho(make, lambda: canceller.last_raw,
-                                    lambda: canceller.last_far,
-                                    refractory_s=trigger.wake_refractory_s)
-            log.info("waiting for the wake word %r", wake.name)
-        vad = SileroVAD()
-
-        def watch(**changes: Any) -> UtteranceCutter:
-            """The gate's own cutter: it must not close before the recorder's has ended, so
-            by default it waits as long as the recorder waits for unfinished words."""
-            vad.reset()
-            longest = {"silence_ms": audio.silence_ms + audio.hold_ms, "turn_end_ms": 0}
-            return UtteranceCutter.from_config(vad, dataclasses.replace(
-                audio, **{**longest, **changes}))
-
-        gate = WakeGate(wake, watch, listen_s=audio.listen_timeout_s,
-                        deaf=lambda: bool(recorder.is_paused), echo_only=echo_only)
+    gate = wake_gate(config, recorder, canceller)
+    if gate is not None:
         recorder.processors.append(gate)
     return KioskFrontEnd(
         assistant, recorder, gate=gate, half_duplex=not audio.echo_cancel,
         wake_phrase="" if trigger.wake_word else trigger.wake_phrase,
         chime=_chime(config, chimes), follow_up_s=trigger.follow_up_s, replies=replies)
+
+
+def wake_gate(config: Config, recorder: Any, canceller: Any = None) -> Any:
+    """The kiosk's wake gate for `recorder` (None when neither a wake word nor echo
+    cancellation needs one); `canceller` is the echo canceller before it, if any. Shared by
+    the kiosk and the measurements that feed it recordings."""
+    from voiceagent.speech.cutter import UtteranceCutter
+    from voiceagent.speech.vad import SileroVAD
+    from voiceagent.speech.wakegate import WakeGate
+
+    trigger, audio = config.trigger, config.audio
+    if not (trigger.wake_word or canceller is not None):
+        return None
+    wake: Any = None
+    if trigger.wake_word:
+        from voiceagent.speech.wakeword import WakeOverEcho, WakeWord
+
+        def make() -> WakeWord:
+            return WakeWord(trigger.wake_word, cutoff=trigger.wake_cutoff,
+                            refractory_s=trigger.wake_refractory_s)
+
+        wake = make()
+        if canceller is not None:  # over an answer: the raw mic too, unless it said it
+            wake = WakeOverEcho(make, lambda: canceller.last_raw, lambda: canceller.last_far,
+                                refractory_s=trigger.wake_refractory_s)
+        log.info("waiting for the wake word %r", wake.name)
+    vad = SileroVAD()
+    # the watch only keeps the gate open: it must never close it at a pause the recorder's
+    # own cutter would still wait through (a held pause after "set a timer for ...")
+    patient = {"silence_ms": audio.silence_ms + audio.hold_ms, "turn_end_ms": 0}
+
+    def watch(**changes: Any) -> UtteranceCutter:
+        vad.reset()
+        return UtteranceCutter.from_config(vad, dataclasses.replace(audio, **{**patient,
+                                                                              **changes}))
+
+    echo_only = (lambda: False) if canceller is None else (lambda: canceller.echo_only)
+    return WakeGate(wake, watch, listen_s=audio.listen_timeout_s,
+                    deaf=lambda: bool(recorder.is_paused), echo_only=echo_only)
 
 
 def early_end(config: Config, assistant: Any, recorder: Any) -> None:
