@@ -151,14 +151,25 @@ def test_earlier_turns_are_shown_to_the_model_as_words_and_answers(tools):
 
 
 def test_a_day_said_with_an_alarm_reaches_the_call(tools):
-    """"set wake up thursday seven am" became an alarm for tomorrow."""
+    """"set wake up thursday seven am" became an alarm for tomorrow, and told so, the 1.5B
+    repeated the same call until the time ran out: the user's day is added to the call."""
     model = ScriptedChatModel().enqueue(calls(("set_alarm", {"time": "7 am", "label": "wake up"})))
-    model.enqueue(calls(("set_alarm", {"time": "7 am thursday", "label": "wake up"})))
     result, spoken = run(model, tools, "set wake up thursday seven am")
-    first, second = result.tool_calls
-    assert first.error and "thursday" in first.text
-    assert not second.error
-    assert datetime.fromtimestamp(second.refs[0].due).strftime("%A") == "Thursday"
+    [done] = result.tool_calls
+    assert not done.error and "Added thursday" in done.text
+    assert datetime.fromtimestamp(done.refs[0].due).strftime("%A") == "Thursday"
+    model = ScriptedChatModel().enqueue(calls(("set_alarm", {"time": "8 am"})))
+    result, spoken = run(model, tools, "ring the wake up alarm at eight am next saturday")
+    [done] = result.tool_calls
+    assert datetime.fromtimestamp(done.refs[0].due).strftime("%A") == "Saturday"
+
+
+def test_the_same_refused_call_twice_ends_the_turn(tools):
+    model = ScriptedChatModel()
+    for _ in range(2):
+        model.enqueue(calls(("set_timer", {"duration": "1 hour"})))
+    result, spoken = run(model, tools, "set a timer for 1/2 an hour")
+    assert result.stop == "loop" and len(model.requests) == 2
 
 
 def test_a_length_said_is_the_length_set(tools):
@@ -201,3 +212,12 @@ def test_a_general_question_declined_is_asked_once_more_to_be_answered(tools):
     model = ScriptedChatModel().enqueue("I can't check the weather.")  # not general: said
     result, spoken = run(model, tools, "what's the weather like")
     assert "weather" in spoken and len(model.requests) == 1
+
+
+def test_declining_what_a_tool_here_does_is_asked_once_more_with_the_tools(tools):
+    model = ScriptedChatModel().enqueue("Sorry, I can't do that.")
+    model.enqueue(calls(("get_time", {})))
+    result, spoken = run(model, tools, "tell me the time in this time zone")
+    assert spoken.startswith("It is ")
+    assert "get_time" in model.requests[1].messages[-1].text
+    assert model.requests[1].tool_choice == "auto"  # named, not forced

@@ -10,11 +10,15 @@ import re
 from voiceagent.language import lexicon, tokens
 from voiceagent.tools.words import numbers_in
 
+_FRACTION = re.compile(r"\b(\d+)\s*/\s*(\d+)\b")
+
 
 def numbers_said(utterance: str) -> set[int]:
     """The numbers in `utterance`; a clock reading ("seven thirty" is 730) as its hour and
-    minutes too."""
-    said = {int(n) for n in re.findall(r"\d+", numbers_in(utterance.lower()))}
+    minutes too; a fraction ("1/2 an hour") as the minutes of an hour it is too (30)."""
+    text = numbers_in(utterance.lower())
+    said = {int(n) for n in re.findall(r"\d+", text)}
+    said |= {round(60 * int(p) / int(q)) for p, q in _FRACTION.findall(text) if int(q)}
     return said | {part for n in said if 100 <= n < 2400 and n % 100 < 60
                    for part in divmod(n, 100)}
 

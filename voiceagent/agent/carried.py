@@ -1,13 +1,16 @@
 """Nothing the user said is dropped: the inverse of grounding.
 
 A day said with an alarm ("set wake up thursday seven am", "at eight am next saturday")
-must reach the call (the 1.5B set both for tomorrow), and a length said for a timer must be
-the length called. Which words must be carried is data: `Tool.carries` names a lexicon set
-("days") and the parameters that must hold its words when the user said one.
+must reach the call: the 1.5B set both for tomorrow, and told so, repeated the same call
+until the turn's time ran out. The words are the user's, so the turn adds them to the call
+itself (`carry`). A length said for a timer must be the length called (`dropped`: the model
+is told). Which words must be carried is data: `Tool.carries` names a lexicon set ("days")
+and the parameters that hold its words.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from voiceagent.agent.tools import Tool
@@ -19,10 +22,14 @@ LONGEST = 7
 """Words in the longest length people say ("one hour and a half minutes" has six)."""
 
 
+_FRACTION = re.compile(r"\b(\d+)\s*/\s*(\d+)\s+(?:an?\s+)?")
+
+
 def lengths_said(utterance: str) -> set[float]:
     """Every length of time in `utterance`, in seconds ("5 minutes and 30 seconds": 300, 30,
-    330)."""
-    said = tokens(utterance)
+    330; "1/2 an hour": 1800)."""
+    text = _FRACTION.sub(lambda m: f"{int(m[1]) / max(1, int(m[2])):g} ", utterance.lower())
+    said = re.findall(r"\d+(?:\.\d+)?|[a-z']+", text)
     found: set[float] = set()
     for start in range(len(said)):
         for end in range(start + 1, min(len(said), start + LONGEST) + 1):
@@ -32,19 +39,31 @@ def lengths_said(utterance: str) -> set[float]:
     return found
 
 
-def dropped(tool: Tool, args: dict[str, Any], utterance: str) -> list[str]:
-    """What the user said that the call leaves out or changes, written for the model."""
-    problems: list[str] = []
+def carry(tool: Tool, args: dict[str, Any], utterance: str) -> tuple[dict[str, Any], list[str]]:
+    """`args` with the words of `tool.carries` the user said and the call left out added
+    to the first of their parameters ("7:00 am" + "thursday"), and those words."""
     lex = lexicon()
     said = tokens(utterance)
+    qualifiers = lex.words("day_qualifiers")
+    args, added = dict(args), []
     for word_set, params in tool.carries:
-        carried = " ".join(str(args.get(p, "")) for p in params).lower()
+        first = params[0]
+        if not isinstance(args.get(first), str) or not args[first].strip():
+            continue
         for start, end in lex.find(word_set, said):
+            if start > 0 and said[start - 1] in qualifiers:  # "next saturday"
+                start -= 1
             term = " ".join(said[start:end])
-            if term not in " ".join(tokens(carried)):
-                problems.append(f"the user said {term!r}, which must be in {params[0]} "
-                                f"(e.g. {params[0]}='7:00 am {term}')")
-                break
+            carried = " ".join(tokens(" ".join(str(args.get(p, "")) for p in params)))
+            if " ".join(said[start + (said[start] in qualifiers):end]) not in carried:
+                args[first] = f"{args[first].strip()} {term}"
+                added.append(term)
+    return args, added
+
+
+def dropped(tool: Tool, args: dict[str, Any], utterance: str) -> list[str]:
+    """What the user said that the call changes, written for the model."""
+    problems: list[str] = []
     for param in tool.counted:
         value = args.get(param)
         if not isinstance(value, str):

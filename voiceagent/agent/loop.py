@@ -130,11 +130,13 @@ class Agent:
     def _turn(self, history: tuple[Message, ...], user_text: str,
               on_text: Callable[[str], None] | None, cancel: threading.Event,
               doubtful: bool) -> Turn:
+        about = topics_of().about(user_text)
         facts = Facts(known=[m.text for m in history] + [user_text],
                       ran_before={m.name for m in history
                                   if m.role == "tool" and m.name and not m.is_error},
                       private=topics_of().personal_unserved(user_text),
-                      general=not topics_of().about(user_text))
+                      general=not about, served=bool(about) and all(
+                          t.served and set(t.tools) & set(self.tools.names) for t in about))
         said = Said(user_text, earlier=said_before(history), answering=answering(history),
                     last_request=last_request(history), last_results=last_results(history))
         def on_error(where: str, exc: Exception) -> None:

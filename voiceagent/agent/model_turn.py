@@ -19,7 +19,7 @@ from typing import Protocol
 from voiceagent.agent.events import Error, Events, FirstToken, ReplyDone, Request
 from voiceagent.agent.history import for_model
 from voiceagent.agent.messages import Message, Price, Reply, ToolChoice, Usage
-from voiceagent.agent.spoken import DECLINES_GENERAL
+from voiceagent.agent.spoken import DECLINES_GENERAL, DECLINES_SERVED
 from voiceagent.agent.tools import ToolRegistry
 from voiceagent.agent.turn import CallDone, Turn, TurnResult
 from voiceagent.config import AgentConfig
@@ -117,7 +117,8 @@ class ModelTurn:
         if unserved:
             return unserved[0].reply  # nothing here knows it: say so plainly
         declined = DECLINES_GENERAL in reasons and not claimed
-        if self.retried or (self.turn.done and not declined):
+        declined_served = DECLINES_SERVED in reasons and not claimed
+        if self.retried or (self.turn.done and not (declined or declined_served)):
             return self._plain() if claimed else ""
         self.retried = True
         self.turn.messages.pop()  # its empty assistant message
@@ -128,6 +129,9 @@ class ModelTurn:
             self.retry_note = tell_model("answer_general")
             self.tool_choice = "none"
             voice.facts.general = False  # asked twice: what it says now is its answer
+        elif declined_served:
+            self.retry_note = tell_model("tool_can", tools=", ".join(self._tools_for_request()))
+            voice.facts.served = False
         elif claimed:
             tools = self._tools_for_request()
             if not tools:

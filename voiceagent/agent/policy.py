@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from voiceagent.agent.carried import carry
 from voiceagent.agent.grounding import ground
 from voiceagent.agent.messages import ToolCall
 from voiceagent.agent.tools import ToolRegistry
@@ -77,6 +78,8 @@ class CallPolicy:
     answered: dict[str, str] = field(default_factory=dict)
     """Result text of each call the model has seen, by the call's key."""
     warned: set[str] = field(default_factory=set)
+    refused: set[str] = field(default_factory=set)
+    """Calls refused for their arguments: asked again unchanged, the turn stops."""
 
     def decide(self, call: ToolCall, *, template: bool = False,
                follow: bool = False) -> Decision:
@@ -97,18 +100,25 @@ class CallPolicy:
                             off_topic=True)
         answering = self.said.answering or (
             f"{self.said.last_request} {self.said.last_results}" if follow else "")
-        grounding = ground(tool, runs.args, self.said.now, earlier=self.said.earlier,
+        args, added = carry(tool, runs.args, self.said.now)
+        if added:  # the day the user said, left out: the call carries it ("7 am thursday")
+            call = ToolCall(call.id, call.name, {**call.args, **args}, call.bad_json)
+        grounding = ground(tool, args, self.said.now, earlier=self.said.earlier,
                            answering=answering, template=template)
         if grounding.error:
+            if key in self.refused:  # the same refused call again: the model is stuck
+                return Decision("repeat", call, grounding.error, stop=True)
+            self.refused.add(key)
             return Decision("refuse", call, grounding.error, ask=grounding.ask)
         if tool.needs_approval and not self._approved(call):
             return Decision("decline", call, tell_model("declined"))
+        note = tell_model("carried", words=", ".join(added)) if added else ""
         if grounding.drop:
-            args = {k: v for k, v in call.args.items() if k not in grounding.drop}
+            kept = {k: v for k, v in call.args.items() if k not in grounding.drop}
             dropped = ", ".join(f"{k} {call.args[k]!r}" for k in grounding.drop)
-            return Decision("run", ToolCall(call.id, call.name, args, call.bad_json),
-                            tell_model("dropped", what=dropped))
-        return Decision("run", call)
+            return Decision("run", ToolCall(call.id, call.name, kept, call.bad_json),
+                            f"{note} {tell_model('dropped', what=dropped)}".strip())
+        return Decision("run", call, note)
 
     def _off_topic(self, name: str, writes: bool) -> bool:
         """The model called `name` for a request that does not speak of what it is for

@@ -60,6 +60,9 @@ class Facts:
     general: bool = False
     """The request speaks of no topic a tool serves or that nothing here can do: a general
     question, for the model to answer from what it knows, not to decline."""
+    served: bool = False
+    """The request speaks only of what tools here do ("tell me the time in this time
+    zone"): declining it is asked about once more, with the tools named."""
 
 
 def unbacked(sentence: str, facts: Facts) -> str:
@@ -76,12 +79,13 @@ def unbacked(sentence: str, facts: Facts) -> str:
             return f"unbacked {topic.name}"
     if facts.private is not None and not topics_of().refuses(sentence):
         return f"unbacked {facts.private.name}"
-    if facts.general and lexicon().has("declines", sentence):
-        return DECLINES_GENERAL
+    if (facts.general or facts.served) and lexicon().has("declines", sentence):
+        return DECLINES_GENERAL if facts.general else DECLINES_SERVED
     return ""
 
 
 DECLINES_GENERAL = "declines a general question"
+DECLINES_SERVED = "declines what a tool here does"
 
 
 def unspeakable(sentence: str, facts: Facts | None = None) -> str:
