@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import logging
 import os
 import statistics
 import sys
@@ -180,23 +181,45 @@ def clips(clean: int, noisy: int) -> list[tuple[str, str, Audio, list[str]]]:
 # --- measuring ----------------------------------------------------------------------------
 
 
+class Fallbacks(logging.Handler):
+    """Catches stt.py's debug line when a short decoding is dropped: why, what it said, when."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.last: tuple[str, str, float] | None = None
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.getMessage().startswith("short window") and isinstance(record.args, tuple):
+            why, text = record.args
+            self.last = (str(why), str(text), record.created)
+
+
 def measure(items: list[tuple[str, str, Audio, list[str]]], labels: list[str],
             engines: dict[str, object]) -> list[dict]:
     rows = []
+    caught = Fallbacks()
+    stt_log = logging.getLogger("voiceagent.speech.stt")
+    stt_log.addHandler(caught)
+    stt_log.setLevel(logging.DEBUG)
     for n, (condition, name, audio, phrases) in enumerate(items):
         order = labels[n % len(labels):] + labels[:n % len(labels)]
         for label in order:
             engine = engines[label]
-            started = time.perf_counter()
+            caught.last = None
+            wall, started = time.time(), time.perf_counter()
             said = engine.transcribe(audio)  # type: ignore[attr-defined]
             seconds = time.perf_counter() - started
             found = [heard(p, str(said)) for p in phrases]
+            why, short, at = caught.last or ("", "", wall)
             rows.append({
                 "choice": label, "condition": condition, "file": name, "text": str(said),
                 "seconds": seconds, "phrases": phrases, "found": found,
                 "window": getattr(engine, "last_window", ""),
                 "doubt": getattr(said, "doubt", ""),
                 "words": list(getattr(said, "words", ())),
+                # a dropped short decoding: why, what it said, seconds until it was dropped
+                "short_why": why, "short_text": short, "short_seconds": at - wall,
+                "short_found": [heard(p, short) for p in phrases] if why else [],
             })
         if n % 20 == 0:
             print(f"  {n + 1}/{len(items)} {condition} {name}", file=sys.stderr, flush=True)
@@ -206,9 +229,11 @@ def measure(items: list[tuple[str, str, Audio, list[str]]], labels: list[str],
 def table(rows: list[dict], labels: list[str], condition: str) -> list[str]:
     base = [r["seconds"] for r in rows if r["choice"] == BASELINE and r["condition"] == condition]
     out = [f"\n**{condition}** ({len(base) or '?'} clips)\n",
-           "| choice | slot-phrase recall | clips with every slot | s/utt median | s/utt p90 "
-           "| speed vs today (median) | short window kept |",
-           "|---|---|---|---|---|---|---|"]
+           "| choice | slot-phrase recall | clips with every slot | vs today: won / lost "
+           "| s/utt median | s/utt p90 | speed vs today (median) | short window kept |",
+           "|---|---|---|---|---|---|---|---|"]
+    today = {r["file"]: all(r["found"]) for r in rows
+             if r["choice"] == BASELINE and r["condition"] == condition}
     for label in labels:
         mine = [r for r in rows if r["choice"] == label and r["condition"] == condition]
         if not mine:
@@ -220,9 +245,43 @@ def table(rows: list[dict], labels: list[str], condition: str) -> list[str]:
         ratio = statistics.median(secs) / statistics.median(base) if base else float("nan")
         kept = sum(r["window"] == "short" for r in mine)
         short = f"{100 * kept / len(mine):.0f} %" if "short" in label else "-"
+        won = sum(all(r["found"]) and not today.get(r["file"], True) for r in mine)
+        lost = sum(not all(r["found"]) and today.get(r["file"], False) for r in mine)
         out.append(f"| {label} | {100 * sum(found) / len(found):.1f} % | "
-                   f"{whole}/{len(mine)} ({100 * whole / len(mine):.1f} %) | "
+                   f"{whole}/{len(mine)} ({100 * whole / len(mine):.1f} %) | {won} / {lost} | "
                    f"{statistics.median(secs):.3f} | {p90:.3f} | {ratio:.2f}x | {short} |")
+    return out
+
+
+def fallbacks(rows: list[dict], labels: list[str]) -> list[str]:
+    """Why short decodings were dropped, and what keeping the merely doubtful ones (mean
+    log-probability between -1 and -0.5: the turn still doubts them) would have given."""
+    out = ["\n**Short window dropped** (per condition: why; then every-slot clips and median "
+           "seconds as run, and if a merely doubtful short decoding were kept)\n",
+           "| choice | condition | no words | cap | loop | garbled | doubtful | every slot as "
+           "run | if doubtful kept | s median as run | if doubtful kept |",
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for label in labels:
+        if "short" not in label:
+            continue
+        for condition in ["clean", *[f"{s} dB" for s in SNRS]]:
+            mine = [r for r in rows if r["choice"] == label and r["condition"] == condition]
+            if not mine:
+                continue
+            why = [r["short_why"] for r in mine]
+            counts = [sum(w == "heard no words" for w in why), sum("cap" in w for w in why),
+                      sum("twice" in w for w in why), sum(w.startswith("garbled") for w in why),
+                      sum(w.startswith("avg_logprob") for w in why)]
+            kept = [r["short_why"].startswith("avg_logprob") for r in mine]
+            whole = sum(all(r["found"]) for r in mine)
+            whole_kept = sum(all(r["short_found"] if k else r["found"])
+                             for r, k in zip(mine, kept, strict=True))
+            secs = statistics.median(r["seconds"] for r in mine)
+            secs_kept = statistics.median(r["short_seconds"] if k else r["seconds"]
+                                          for r, k in zip(mine, kept, strict=True))
+            out.append(f"| {label} | {condition} | " + " | ".join(map(str, counts)) +
+                       f" | {whole}/{len(mine)} | {whole_kept}/{len(mine)} | {secs:.3f} | "
+                       f"{secs_kept:.3f} |")
     return out
 
 
@@ -264,6 +323,48 @@ def confidence(rows: list[dict], labels: list[str]) -> list[str]:
     return out
 
 
+def word_cost(items: list[tuple[str, str, Audio, list[str]]], n: int) -> list[str]:
+    """What the per-word probabilities cost on each window: the decoding itself against the
+    align passes that score its words (medians over the first `n` clean clips)."""
+    from faster_whisper import WhisperModel
+
+    from voiceagent.models import whisper_dir
+    from voiceagent.speech.whisper_decode import WhisperDecoder
+
+    config = Config()
+    model = WhisperModel(str(whisper_dir("tiny.en", config.models_dir)), device="cpu",
+                         compute_type="int8", cpu_threads=config.stt.threads or os.cpu_count()
+                         or 1, local_files_only=True)
+    decoder = WhisperDecoder(model, language="en", beam_size=config.stt.beam_size)
+    prompt = decoder.prompt(config.stt.prompt)
+    times: dict[str, list[float]] = {k: [] for k in ("short", "short words", "full",
+                                                      "full words")}
+    clean = [i for i in items if i[0] == "clean"][:n]
+    for _, _, audio, _ in clean:
+        pad = np.zeros(int(0.4 * STT_RATE), dtype=np.float32)
+        features = decoder.features(decoder.speech(np.concatenate([pad, audio.samples, pad])))
+        for window in ("short", "full"):
+            started = time.perf_counter()
+            if window == "short":
+                decoded, encoded = decoder.short(features, prompt)
+            else:
+                full, encoded = decoder.full(features, prompt, (0.0,))
+                if full is None:
+                    continue
+                decoded = full
+            middle = time.perf_counter()
+            decoder.with_words(decoded, encoded, prompt, features)
+            times[window].append(middle - started)
+            times[f"{window} words"].append(time.perf_counter() - middle)
+    out = [f"\n**Per-word probabilities: cost** (tiny.en, beam {config.stt.beam_size}, "
+           f"{len(clean)} clean clips, median seconds)\n",
+           "| window | decoding | scoring the words | share |", "|---|---|---|---|"]
+    for window in ("short", "full"):
+        d, w = statistics.median(times[window]), statistics.median(times[f"{window} words"])
+        out.append(f"| {window} | {d:.3f} | {w:.3f} | {100 * w / (d + w):.0f} % |")
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clean", type=int, default=400, help="clean files (first N)")
@@ -273,6 +374,8 @@ def main() -> int:
                         help="measure this choice (repeatable); default: " + "; ".join(DEFAULT))
     parser.add_argument("--moonshine", type=Path, help="also measure Moonshine tiny from here")
     parser.add_argument("--out", type=Path, help="write every transcript and time as JSON")
+    parser.add_argument("--word-cost", type=int, default=0, metavar="N",
+                        help="also time the per-word scoring on N clean clips")
     args = parser.parse_args()
     labels = args.choice or list(DEFAULT)
     if BASELINE not in labels:
@@ -290,7 +393,10 @@ def main() -> int:
              "3 repro clips"]
     for condition in ["clean", *[f"{s} dB" for s in SNRS]]:
         lines += table(rows, labels, condition)
+    lines += fallbacks(rows, labels)
     lines += confidence(rows, labels)
+    if args.word_cost:
+        lines += word_cost(items, args.word_cost)
     lines.append("\n**Repro clips**\n")
     lines += ["| choice | " + " | ".join(REPRO) + " |", "|---|" + "---|" * len(REPRO)]
     for label in labels:
