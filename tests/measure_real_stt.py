@@ -27,6 +27,7 @@ import dataclasses
 import json
 import logging
 import os
+import re
 import statistics
 import sys
 import time
@@ -51,9 +52,17 @@ REPRO = {  # what each repro clip says (README of ../shared/speech/repro)
 }
 
 
+def said(text: str) -> list[str]:
+    """The words of `text` for comparison: tests.fixtures_audio.words, with a number glued to
+    its unit split off and the written abbreviation of the one unit in the set read out
+    ("12oz" -> "twelve ounce")."""
+    text = re.sub(r"(\d)([a-zA-Z])", r"\1 \2", text)
+    return ["ounce" if w == "oz" else w for w in words(text)]
+
+
 def heard(phrase: str, transcript: str) -> bool:
     """`phrase`'s words occur in order, together, in the transcript's words."""
-    want, got = words(phrase), words(transcript)
+    want, got = said(phrase), said(transcript)
     return bool(want) and any(got[i:i + len(want)] == want
                               for i in range(len(got) - len(want) + 1))
 
@@ -365,6 +374,21 @@ def word_cost(items: list[tuple[str, str, Audio, list[str]]], n: int) -> list[st
     return out
 
 
+def report(rows: list[dict], labels: list[str], title: str) -> list[str]:
+    lines = [title]
+    for condition in ["clean", *[f"{s} dB" for s in SNRS]]:
+        lines += table(rows, labels, condition)
+    lines += fallbacks(rows, labels)
+    lines += confidence(rows, labels)
+    lines.append("\n**Repro clips**\n")
+    lines += ["| choice | " + " | ".join(REPRO) + " |", "|---|" + "---|" * len(REPRO)]
+    for label in labels:
+        texts = {r["file"]: r["text"] for r in rows if r["choice"] == label
+                 and r["condition"] == "repro"}
+        lines.append(f"| {label} | " + " | ".join(repr(texts.get(f, "")) for f in REPRO) + " |")
+    return lines
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clean", type=int, default=400, help="clean files (first N)")
@@ -376,7 +400,21 @@ def main() -> int:
     parser.add_argument("--out", type=Path, help="write every transcript and time as JSON")
     parser.add_argument("--word-cost", type=int, default=0, metavar="N",
                         help="also time the per-word scoring on N clean clips")
+    parser.add_argument("--tables-from", type=Path, metavar="JSON",
+                        help="print the tables of a saved run (--out), rescoring its transcripts")
     args = parser.parse_args()
+    if args.tables_from:
+        rows = json.loads(args.tables_from.read_text())
+        for r in rows:
+            r.setdefault("short_why", "")
+            r.setdefault("short_text", "")
+            r.setdefault("short_seconds", r["seconds"])
+            r["found"] = [heard(p, r["text"]) for p in r["phrases"]]
+            r["short_found"] = [heard(p, r["short_text"]) for p in r["phrases"]] \
+                if r.get("short_why") else []
+        labels = list(dict.fromkeys(r["choice"] for r in rows))
+        print("\n".join(report(rows, labels, "saved run " + str(args.tables_from))))
+        return 0
     labels = args.choice or list(DEFAULT)
     if BASELINE not in labels:
         labels.insert(0, BASELINE)
@@ -389,20 +427,10 @@ def main() -> int:
         engine.transcribe(items[0][2])  # type: ignore[attr-defined]
     print(f"{len(items)} clips x {len(labels)} choices", file=sys.stderr)
     rows = measure(items, labels, engines)
-    lines = [f"{args.clean} clean files, {args.noisy} with noise at each of {SNRS} dB, "
-             "3 repro clips"]
-    for condition in ["clean", *[f"{s} dB" for s in SNRS]]:
-        lines += table(rows, labels, condition)
-    lines += fallbacks(rows, labels)
-    lines += confidence(rows, labels)
+    lines = report(rows, labels, f"{args.clean} clean files, {args.noisy} with noise at each "
+                   f"of {SNRS} dB, 3 repro clips")
     if args.word_cost:
         lines += word_cost(items, args.word_cost)
-    lines.append("\n**Repro clips**\n")
-    lines += ["| choice | " + " | ".join(REPRO) + " |", "|---|" + "---|" * len(REPRO)]
-    for label in labels:
-        said = {r["file"]: r["text"] for r in rows if r["choice"] == label
-                and r["condition"] == "repro"}
-        lines.append(f"| {label} | " + " | ".join(repr(said.get(f, "")) for f in REPRO) + " |")
     print("\n".join(lines))
     if args.out:
         args.out.write_text(json.dumps(rows, indent=1))
