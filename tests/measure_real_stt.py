@@ -168,10 +168,10 @@ def mix(speech: Audio, noise: np.ndarray, snr_db: float, offset: int) -> Audio:
     return Audio(np.clip(s + gain * n, -1, 1).astype(np.float32), STT_RATE)
 
 
-def clips(clean: int, noisy: int) -> list[tuple[str, str, Audio, list[str]]]:
-    """(condition, file, audio, slot phrases) for the sample."""
+def clips(clean: int, noisy: int, offset: int = 0) -> list[tuple[str, str, Audio, list[str]]]:
+    """(condition, file, audio, slot phrases) for the sample: files offset.. in name order."""
     labels = json.loads((SPEECH / "commands" / "labels.json").read_text())
-    names = sorted(labels)
+    names = sorted(labels)[offset:]
     noise = load_audio(SPEECH / "noise" / "kitchen.flac").samples
     out = []
     for name, phrases in REPRO.items():
@@ -204,7 +204,9 @@ class Fallbacks(logging.Handler):
 
 
 def measure(items: list[tuple[str, str, Audio, list[str]]], labels: list[str],
-            engines: dict[str, object]) -> list[dict]:
+            engines: dict[str, object], out: Path | None = None) -> list[dict]:
+    """Every clip by every choice; each row also appended to `out` (JSON lines) as it comes,
+    so a run cut short keeps what it measured."""
     rows = []
     caught = Fallbacks()
     stt_log = logging.getLogger("voiceagent.speech.stt")
@@ -230,6 +232,9 @@ def measure(items: list[tuple[str, str, Audio, list[str]]], labels: list[str],
                 "short_why": why, "short_text": short, "short_seconds": at - wall,
                 "short_found": [heard(p, short) for p in phrases] if why else [],
             })
+            if out is not None:
+                with out.open("a") as f:
+                    f.write(json.dumps(rows[-1]) + "\n")
         if n % 20 == 0:
             print(f"  {n + 1}/{len(items)} {condition} {name}", file=sys.stderr, flush=True)
     return rows
@@ -397,14 +402,18 @@ def main() -> int:
     parser.add_argument("--choice", action="append", default=[], choices=list(CHOICES),
                         help="measure this choice (repeatable); default: " + "; ".join(DEFAULT))
     parser.add_argument("--moonshine", type=Path, help="also measure Moonshine tiny from here")
-    parser.add_argument("--out", type=Path, help="write every transcript and time as JSON")
+    parser.add_argument("--offset", type=int, default=0, help="skip the first N files")
+    parser.add_argument("--out", type=Path,
+                        help="append every transcript and time here as JSON lines")
     parser.add_argument("--word-cost", type=int, default=0, metavar="N",
                         help="also time the per-word scoring on N clean clips")
     parser.add_argument("--tables-from", type=Path, metavar="JSON",
                         help="print the tables of a saved run (--out), rescoring its transcripts")
     args = parser.parse_args()
     if args.tables_from:
-        rows = json.loads(args.tables_from.read_text())
+        text = args.tables_from.read_text()
+        rows = json.loads(text) if text.startswith("[") else [
+            json.loads(line) for line in text.splitlines() if line.strip()]
         for r in rows:
             r.setdefault("short_why", "")
             r.setdefault("short_text", "")
@@ -422,18 +431,16 @@ def main() -> int:
     if args.moonshine:
         labels.append("Moonshine tiny-en")
         engines["Moonshine tiny-en"] = Moonshine(args.moonshine)
-    items = clips(args.clean, args.noisy)
+    items = clips(args.clean, args.noisy, args.offset)
     for engine in engines.values():  # warm up: first calls pay for allocations
         engine.transcribe(items[0][2])  # type: ignore[attr-defined]
     print(f"{len(items)} clips x {len(labels)} choices", file=sys.stderr)
-    rows = measure(items, labels, engines)
-    lines = report(rows, labels, f"{args.clean} clean files, {args.noisy} with noise at each "
-                   f"of {SNRS} dB, 3 repro clips")
+    rows = measure(items, labels, engines, args.out)
+    lines = report(rows, labels, f"{args.clean} clean files from file {args.offset + 1}, "
+                   f"{args.noisy} with noise at each of {SNRS} dB, 3 repro clips")
     if args.word_cost:
         lines += word_cost(items, args.word_cost)
     print("\n".join(lines))
-    if args.out:
-        args.out.write_text(json.dumps(rows, indent=1))
     return 0
 
 

@@ -66,3 +66,14 @@ def test_a_number_counts_both_its_spellings():
     probs = [0.99, 0.54, 0.98, 0.9]
     assert group_words(pieces, probs, {1: 0.44}) == (("for", 0.99), ("10", 0.98),
                                                       ("minutes.", 0.98))
+
+
+def test_a_word_whisper_hardly_believes_sends_the_clip_to_the_full_window():
+    from voiceagent.speech.stt import WORD_FLOOR, distrust
+
+    sure = Decoded(**{**_decoded("Make me a light roast iced mocha.").__dict__,
+                      "words": (("Make", 0.7), ("me", 0.99), ("a", 0.9), ("light", 0.9),
+                                ("roast", 0.6), ("iced", 0.99), ("mocha.", 0.6))})
+    assert distrust(sure) == ""
+    unsure = Decoded(**{**sure.__dict__, "words": (*sure.words[:4], ("down's", WORD_FLOOR / 2))})
+    assert distrust(unsure) == "unsure of \"down's\""

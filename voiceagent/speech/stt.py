@@ -93,6 +93,7 @@ class WhisperTranscriber:
         decoded: Decoded | None = None
         if self._config.window == "short":
             decoded, encoded = self._decoder.short(features, prompt)
+            decoded = self._decoder.with_words(decoded, encoded, prompt, features)
             self.last_window = "short"
             why = distrust(decoded)
             if why:
@@ -103,7 +104,7 @@ class WhisperTranscriber:
             self.last_window = "full"
             if decoded is None:  # Whisper's no-speech rule
                 return Transcript("")
-        decoded = self._decoder.with_words(decoded, encoded, prompt, features)
+            decoded = self._decoder.with_words(decoded, encoded, prompt, features)
         text = _clean(decoded.text)
         reason = doubt([decoded]) if text else ""
         heard = tuple((w, p) for w, p in decoded.words if _clean(w))
@@ -130,17 +131,24 @@ class WhisperTranscriber:
         return Transcript(text, doubt=reason, garbled=reason.startswith(GARBLED))
 
 
+WORD_FLOOR = 0.2
+"""A short decoding with a word below this probability is decoded again on the full window:
+on real commands such a word was usually one the short window got wrong ("A down's" for
+"eight ounce"), where the full window was right (docs/stt.md)."""
+
+
 def distrust(decoded: Decoded) -> str:
     """Why a short-window decoding must not be used ("" when it may): it found no words in
-    what the VAD calls speech, ran to its token cap, said the same words twice, or Whisper's
-    own scores doubt it."""
+    what the VAD calls speech, ran to its token cap, said the same words twice, Whisper's own
+    scores doubt it, or it holds a word Whisper gives less than WORD_FLOOR."""
     if not _clean(decoded.text):
         return "heard no words"
     if decoded.capped:
         return "ran to the token cap"
     if decoded.looping:
         return "said the same words twice"
-    return doubt([decoded])
+    unsure = [w for w, p in decoded.words if p < WORD_FLOOR and _clean(w)]
+    return doubt([decoded]) or (f"unsure of {unsure[0]!r}" if unsure else "")
 
 
 LOGPROB_FLOOR = -0.5
