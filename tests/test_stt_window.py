@@ -38,12 +38,22 @@ def heard(phrase: str, transcript: str) -> bool:
     return any(got[i:i + len(want)] == want for i in range(len(got) - len(want) + 1))
 
 
-@pytest.fixture(scope="module")
-def full_window():
+def _window(window: str):  # -> WhisperTranscriber
     from voiceagent.speech.stt import WhisperTranscriber
 
     config = Config()
-    return WhisperTranscriber(dataclasses.replace(config.stt, window="full"), config.models_dir)
+    return WhisperTranscriber(dataclasses.replace(config.stt, window=window), config.models_dir)
+
+
+@pytest.fixture(scope="module")
+def full_window():
+    return _window("full")
+
+
+@pytest.fixture(scope="module")
+def transcriber():
+    """The short window (this module's subject; the default is the full one)."""
+    return _window("short")
 
 
 @pytest.fixture(scope="module")
@@ -61,10 +71,33 @@ def decoder():
     return WhisperDecoder(model, language="en", beam_size=config.stt.beam_size)
 
 
-def test_short_window_is_the_default(transcriber):
-    assert Config().stt.window == "short"
+def test_the_default_is_the_full_window_and_short_is_used_when_chosen(transcriber):
+    assert Config().stt.window == "full"  # the short one heard fewer real commands whole
     transcriber.transcribe(load_audio(REAL / "05ae073e-842f-4492-9fdc-e8a5bba5ace0.flac"))
     assert transcriber.last_window == "short"
+
+
+@pytest.mark.parametrize("audio", [
+    Audio.silence(3.0),
+    noise(3.0, level=0.02),
+    noise(3.0, level=0.3, seed=3),
+], ids=["silence", "quiet-noise", "loud-noise"])
+def test_short_window_gives_no_words_for_silence_and_noise(audio, transcriber):
+    assert transcriber.transcribe(audio) == ""
+
+
+@pytest.mark.parametrize("path", sorted((Path(__file__).parents[1] / "voiceagent" / "bench"
+                                         / "questions").glob("q0[1-4].wav")),
+                         ids=lambda p: p.stem)
+def test_short_window_keeps_the_doubt_signal(transcriber, path: Path):
+    """As tests/test_stt_doubt.py for the default: clear speech trusted, backwards not."""
+    from voiceagent.audio import read_wav
+
+    clip = read_wav(path)
+    clear = transcriber.transcribe(clip)
+    assert clear and clear.doubt == "" and not clear.garbled
+    backwards = transcriber.transcribe(Audio(clip.samples[::-1].copy(), clip.rate))
+    assert backwards == "" or backwards.doubt
 
 
 @pytest.mark.parametrize("text", REQUESTS)
@@ -149,6 +182,7 @@ def test_when_the_short_window_loops_the_full_window_decides(decoder, transcribe
 
 
 def test_words_carry_the_text_and_a_probability_each(speech, transcriber, full_window):
+    """Both windows fill Transcript.words."""
     for stt in (transcriber, full_window):
         said = stt.transcribe(speech("Set a timer for ten minutes."))
         assert " ".join(w for w, _ in said.words) == said

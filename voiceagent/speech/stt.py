@@ -5,10 +5,11 @@ speech that starts at sample 0 ("set a timer" -> "at a time or"). Silero VAD (th
 faster-whisper applies) keeps only the speech, so silence and noise transcribe to "".
 
 `[stt] window = "short"` encodes only the speech plus a second instead of Whisper's 30 s
-window (voiceagent/speech/whisper_decode.py): a fraction of the cost per utterance. A short
-decoding that ran to its token cap, said the same words twice, or that Whisper's own scores
-doubt is thrown away and the clip decoded again on the full window, as before; so the short
-window only ever answers when it is sure (docs/stt.md has the measurements).
+window (voiceagent/speech/whisper_decode.py): about a quarter of the cost per command. A short
+decoding that ran to its token cap, said the same words twice, holds a word Whisper hardly
+believes, or that Whisper's own scores doubt is thrown away and the clip decoded again on the
+full window. It still heard fewer real commands whole than the full window, so the default is
+"full" (docs/stt.md has the measurements).
 """
 
 from __future__ import annotations
