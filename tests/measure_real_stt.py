@@ -242,6 +242,8 @@ def measure(items: list[tuple[str, str, Audio, list[str]]], labels: list[str],
 
 def table(rows: list[dict], labels: list[str], condition: str) -> list[str]:
     base = [r["seconds"] for r in rows if r["choice"] == BASELINE and r["condition"] == condition]
+    if not any(r["condition"] == condition for r in rows):
+        return []
     out = [f"\n**{condition}** ({len(base) or '?'} clips)\n",
            "| choice | slot-phrase recall | clips with every slot | vs today: won / lost "
            "| s/utt median | s/utt p90 | speed vs today (median) | short window kept |",
