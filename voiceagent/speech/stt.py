@@ -65,8 +65,8 @@ class WhisperTranscriber:
         self._temperatures = FALLBACK_TEMPERATURES if config.temperature_fallback else (0.0,)
         self._lock = threading.Lock()  # one transcription at a time on a shared model
         self.last_window = ""
-        """Which window gave the last transcript (short, full, or faster-whisper), for logs
-        and measurements."""
+        """Which step gave the last transcript (vad: no speech; short; full; faster-whisper), for
+        logs and measurements."""
 
     def transcribe(self, audio: Audio, vocabulary: Sequence[str] = ()) -> Transcript:
         """The words in `audio`; "" for silence, noise or empty audio."""
