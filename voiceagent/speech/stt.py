@@ -1,8 +1,15 @@
 """Speech to text with faster-whisper, loaded once and kept warm.
 
 Audio is resampled to 16 kHz and padded with a little silence at both ends: Whisper mishears
-speech that starts at sample 0 ("set a timer" -> "at a time or"). The built-in Silero VAD
-filter drops silence and noise, so they transcribe to "".
+speech that starts at sample 0 ("set a timer" -> "at a time or"). Silero VAD (the filter
+faster-whisper applies) keeps only the speech, so silence and noise transcribe to "".
+
+`[stt] window = "short"` encodes only the speech plus a second instead of Whisper's 30 s
+window (voiceagent/speech/whisper_decode.py): about a quarter of the cost per command. A short
+decoding that ran to its token cap, said the same words twice, holds a word Whisper hardly
+believes, or that Whisper's own scores doubt is thrown away and the clip decoded again on the
+full window. It still heard fewer real commands whole than the full window, so the default is
+"full" (docs/stt.md has the measurements).
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ from voiceagent.audio import STT_RATE, Audio
 from voiceagent.config import STTConfig
 from voiceagent.errors import ModelError
 from voiceagent.ports import Transcript
+from voiceagent.speech.whisper_decode import FULL_FRAMES, Decoded, WhisperDecoder
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +58,15 @@ class WhisperTranscriber:
         except (RuntimeError, ValueError, OSError) as exc:
             raise ModelError(f"cannot load speech model {path}: {exc}; reinstall it or set "
                              "[stt] model to another model") from None
+        self._decoder: WhisperDecoder | None = None
+        if config.language or not self._model.model.is_multilingual:  # else: detect, below
+            self._decoder = WhisperDecoder(self._model, language=config.language,
+                                           beam_size=config.beam_size)
+        self._temperatures = FALLBACK_TEMPERATURES if config.temperature_fallback else (0.0,)
         self._lock = threading.Lock()  # one transcription at a time on a shared model
+        self.last_window = ""
+        """Which step gave the last transcript (vad: no speech; short; full; faster-whisper), for
+        logs and measurements."""
 
     def transcribe(self, audio: Audio, vocabulary: Sequence[str] = ()) -> Transcript:
         """The words in `audio`; "" for silence, noise or empty audio."""
@@ -60,21 +76,80 @@ class WhisperTranscriber:
         pad = np.zeros(int(PAD_S * STT_RATE), dtype=np.float32)
         samples = np.concatenate([pad, samples.astype(np.float32), pad])
         words = _unique([*self._config.hotwords, *self.vocabulary, *vocabulary])
+        prompt = _prompt(self._config.prompt, words)
         with self._lock:
-            segments, _info = self._model.transcribe(
-                samples,
-                language=self._config.language or None,
-                beam_size=self._config.beam_size,
-                vad_filter=True,
-                condition_on_previous_text=False,
-                without_timestamps=True,
-                initial_prompt=_prompt(self._config.prompt, words),
-                temperature=FALLBACK_TEMPERATURES if self._config.temperature_fallback else 0.0,
-            )
-            segments = list(segments)
+            if self._decoder is None:
+                return self._by_faster_whisper(samples, prompt)
+            speech = self._decoder.speech(samples)
+            if len(speech) == 0:
+                self.last_window = "vad"
+                return Transcript("")
+            features = self._decoder.features(speech)
+            if features.shape[1] > FULL_FRAMES:  # more than one window: faster-whisper's loop
+                return self._by_faster_whisper(samples, prompt)
+            return self._decode(features, self._decoder.prompt(prompt))
+
+    def _decode(self, features: np.ndarray, prompt: list[int]) -> Transcript:
+        assert self._decoder is not None
+        decoded: Decoded | None = None
+        if self._config.window == "short":
+            decoded, encoded = self._decoder.short(features, prompt)
+            decoded = self._decoder.with_words(decoded, encoded, prompt, features)
+            self.last_window = "short"
+            why = distrust(decoded)
+            if why:
+                log.debug("short window %s (%r): decoding the full window", why, decoded.text)
+                decoded = None
+        if decoded is None:
+            decoded, encoded = self._decoder.full(features, prompt, self._temperatures)
+            self.last_window = "full"
+            if decoded is None:  # Whisper's no-speech rule
+                return Transcript("")
+            decoded = self._decoder.with_words(decoded, encoded, prompt, features)
+        text = _clean(decoded.text)
+        reason = doubt([decoded]) if text else ""
+        heard = tuple((w, p) for w, p in decoded.words if _clean(w))
+        return Transcript(text, doubt=reason, garbled=reason.startswith(GARBLED),
+                          words=heard if text else ())
+
+    def _by_faster_whisper(self, samples: np.ndarray, prompt: str | None) -> Transcript:
+        """faster-whisper's own loop: speech longer than one window, or a language to detect
+        (no per-word probabilities: its word timestamps decode the tail again)."""
+        segments, _info = self._model.transcribe(
+            samples,
+            language=self._config.language or None,
+            beam_size=self._config.beam_size,
+            vad_filter=True,
+            condition_on_previous_text=False,
+            without_timestamps=True,
+            initial_prompt=prompt,
+            temperature=list(self._temperatures),
+        )
+        segments = list(segments)
+        self.last_window = "faster-whisper"
         text = _clean(" ".join(s.text.strip() for s in segments))
         reason = doubt(segments) if text else ""
         return Transcript(text, doubt=reason, garbled=reason.startswith(GARBLED))
+
+
+WORD_FLOOR = 0.2
+"""A short decoding with a word below this probability is decoded again on the full window:
+on real commands such a word was usually one the short window got wrong ("A down's" for
+"eight ounce"), where the full window was right (docs/stt.md)."""
+
+
+def distrust(decoded: Decoded) -> str:
+    """Why a short-window decoding must not be used ("" when it may): it found no words in
+    what the VAD calls speech, ran to its token cap, said the same words twice, Whisper's own
+    scores doubt it, or it holds a word Whisper gives less than WORD_FLOOR."""
+    if not _clean(decoded.text):
+        return "heard no words"
+    if decoded.capped:
+        return "ran to the token cap"
+    if decoded.looping:
+        return "said the same words twice"
+    unsure = [w for w, p in decoded.words if p < WORD_FLOOR and _clean(w)]
+    return doubt([decoded]) or (f"unsure of {unsure[0]!r}" if unsure else "")
 
 
 LOGPROB_FLOOR = -0.5
