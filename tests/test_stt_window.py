@@ -209,3 +209,11 @@ def test_a_duration_invented_for_unfinished_words_is_unsure(transcriber):
 def _padded(clip: Audio) -> np.ndarray:
     pad = np.zeros(int(0.4 * STT_RATE), dtype=np.float32)
     return np.concatenate([pad, clip.samples, pad])
+
+
+def test_drafts_decode_on_the_short_window_only(full_window):
+    """The drafting view never falls back to the full window: a draft is cheap and its words
+    are thrown away unless the whole utterance's transcript agrees."""
+    clip = load_audio(REAL / "stp_set_a_timer_for_5_minutes.flac")
+    draft = full_window.drafting().transcribe(clip)
+    assert full_window.last_window == "short" and "timer" in draft.lower()

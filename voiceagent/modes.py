@@ -190,7 +190,12 @@ def early_end(config: Config, assistant: Any, recorder: Any) -> None:
     local = getattr(assistant.agent, "local", None)
     command = None if local is None else (lambda text: local.match(text) is not None)
     wake = Path(trigger.wake_word).stem.replace("_", " ") if trigger.wake_word else ""
-    recorder.drafts = Drafts(assistant.transcriber, load_turn_model(audio.turn_model,
+    from voiceagent.speech.stt import WhisperTranscriber
+
+    drafting = assistant.transcriber  # a Whisper of our own drafts on the cheap short window
+    if isinstance(drafting, WhisperTranscriber):
+        drafting = drafting.drafting()
+    recorder.drafts = Drafts(drafting, load_turn_model(audio.turn_model,
                                                                    config.models_dir),
                              threshold=audio.turn_threshold, command=command,
                              names=[n for n in (wake, trigger.wake_phrase) if n])

@@ -27,7 +27,7 @@ import numpy as np
 from voiceagent.audio import STT_RATE, Audio
 from voiceagent.config import STTConfig
 from voiceagent.errors import ModelError
-from voiceagent.ports import Transcript
+from voiceagent.ports import Transcriber, Transcript
 from voiceagent.speech.whisper_decode import FULL_FRAMES, Decoded, WhisperDecoder
 
 log = logging.getLogger(__name__)
@@ -68,8 +68,16 @@ class WhisperTranscriber:
         """Which step gave the last transcript (vad: no speech; short; full; faster-whisper), for
         logs and measurements."""
 
-    def transcribe(self, audio: Audio, vocabulary: Sequence[str] = ()) -> Transcript:
-        """The words in `audio`; "" for silence, noise or empty audio."""
+    def drafting(self) -> Transcriber:
+        """The same model, decoding on the short window (no fall back to the full one): for
+        the drafts the listener makes at every short pause, whose words are thrown away
+        unless the whole utterance's own transcript agrees (speech/drafts.py)."""
+        return _Drafting(self)
+
+    def transcribe(self, audio: Audio, vocabulary: Sequence[str] = (), *,
+                   window: str = "") -> Transcript:
+        """The words in `audio`; "" for silence, noise or empty audio. `window` overrides
+        [stt] window for this call ("short" without falling back)."""
         if len(audio.samples) == 0:
             return Transcript("")
         samples = audio.resampled(STT_RATE).samples
@@ -87,16 +95,16 @@ class WhisperTranscriber:
             features = self._decoder.features(speech)
             if features.shape[1] > FULL_FRAMES:  # more than one window: faster-whisper's loop
                 return self._by_faster_whisper(samples, prompt)
-            return self._decode(features, self._decoder.prompt(prompt))
+            return self._decode(features, self._decoder.prompt(prompt), window)
 
-    def _decode(self, features: np.ndarray, prompt: list[int]) -> Transcript:
+    def _decode(self, features: np.ndarray, prompt: list[int], window: str = "") -> Transcript:
         assert self._decoder is not None
         decoded: Decoded | None = None
-        if self._config.window == "short":
+        if (window or self._config.window) == "short":
             decoded, encoded = self._decoder.short(features, prompt)
             decoded = self._decoder.with_words(decoded, encoded, prompt, features)
             self.last_window = "short"
-            why = distrust(decoded)
+            why = "" if window == "short" else distrust(decoded)
             if why:
                 log.debug("short window %s (%r): decoding the full window", why, decoded.text)
                 decoded = None
@@ -207,3 +215,13 @@ def _unique(words: list[str]) -> list[str]:
         if w.strip():
             seen.setdefault(w.strip(), None)
     return list(seen)
+
+
+class _Drafting:
+    """A WhisperTranscriber seen as the short-window transcriber drafts use."""
+
+    def __init__(self, whisper: WhisperTranscriber) -> None:
+        self._whisper = whisper
+
+    def transcribe(self, audio: Audio) -> Transcript:
+        return self._whisper.transcribe(audio, window="short")
