@@ -217,3 +217,34 @@ def test_only_a_long_running_front_end_on_a_local_server_keeps_warm() -> None:
     assert not keeps_warm(config_from_dict({"llm": {"provider": "openai"}}), "kiosk")  # paid
     assert not keeps_warm(config_from_dict({"llm": {"provider": "ollama",
                                                     "api_key_env": "MY_KEY"}}), "ptt")
+
+
+def test_an_amount_heard_as_a_guess_is_never_acted_on(tmp_path: Path) -> None:
+    """The real "set a timer for 5 minutes", cut after "for", was heard "Set a timer for two
+    hours." with "two" at 0.18: nothing runs, the user is asked to say it again."""
+    from voiceagent.language import say
+    from voiceagent.ports import Transcript
+
+    guess = Transcript("Set a timer for two hours.", words=(
+        ("Set", 0.99), ("a", 0.99), ("timer", 0.98), ("for", 0.97), ("two", 0.18),
+        ("hours.", 0.71)))
+    sure = Transcript("What time is it?", words=(("What", 0.99), ("time", 0.99),
+                                                 ("is", 0.99), ("it?", 0.99)))
+    from voiceagent.agent.messages import ToolCall
+    from voiceagent.config import load_config
+    from voiceagent.tools import ToolContext, build_tools
+
+    model = ScriptedChatModel().enqueue(calls(("set_timer", {"duration": "2 hours"})))
+    model.enqueue(calls(("get_time", {})))
+    box = build_tools(load_config(None), ToolContext(tmp_path))
+    events = Events()
+    assistant = Assistant(agent=Agent(model, box.registry, AgentConfig(), events),
+                          session=SessionStore(tmp_path / "s.jsonl", max_turns=5),
+                          synthesizer=FakeSynthesizer(), player=RecordingPlayer(), events=events,
+                          transcriber=FakeTranscriber(guess, sure))
+    outcome = assistant.answer_audio(Audio.silence(1.0))
+    assert outcome.stop == "misheard" and outcome.answer == say("misheard")
+    assert outcome.tool_calls[0]["error"]  # not run
+    assert assistant.answer_audio(Audio.silence(1.0)).stop == "done"  # sure: answered
+    assert box.registry.run(ToolCall("t", "list_timers", {})).say.startswith("You have no")
+    box.close()

@@ -35,8 +35,9 @@ from voiceagent.agent.messages import Message
 from voiceagent.agent.session import SessionStore, bound
 from voiceagent.audio import Audio
 from voiceagent.language import say, tell_model
-from voiceagent.ports import Player, Synthesizer, Transcriber
+from voiceagent.ports import Player, Synthesizer, Transcriber, Transcript
 from voiceagent.speaking import SpeechOutput
+from voiceagent.speech.unsure import unsure_amount
 
 log = logging.getLogger(__name__)
 
@@ -109,7 +110,8 @@ class Assistant:
         self.events.emit(SpeechEnd(seconds))
         heard = self.transcriber.transcribe(audio)
         text = heard.strip()
-        doubt = getattr(heard, "doubt", "")
+        doubt = getattr(heard, "doubt", "") or (
+            unsure_amount(heard) if isinstance(heard, Transcript) else "")
         self.events.emit(SttDone(text, seconds, confident=not doubt))
         request = strip_wake_phrase(text, wake_phrase) if wake_phrase else text
         if not request:
