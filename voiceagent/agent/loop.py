@@ -126,6 +126,8 @@ class Agent:
                                 self.tools.specs(), on_text=lambda _: enough.set(), cancel=enough)
         except ChatError as exc:  # the first real turn will report it properly
             log.info("warm-up request failed: %s", exc)
+        except Exception as exc:  # in the background, e.g. its client closed at exit
+            log.debug("warm-up request stopped: %s", exc)
 
     def _turn(self, history: tuple[Message, ...], user_text: str,
               on_text: Callable[[str], None] | None, cancel: threading.Event,
