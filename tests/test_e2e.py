@@ -30,6 +30,7 @@ def write_config(tmp_path: Path, base_url: str = "", extra: str = "") -> Path:
     config = tmp_path / "config.toml"
     config.write_text(
         f'[llm]\nmodel = "qwen2.5-coder-0.5b"\nbase_url = "{base_url}"\n'
+        'timeout_s = 600.0\n'  # a hang guard: a slow machine must slow a test, not fail it
         f'[paths]\ndata_dir = "{tmp_path / "data"}"\n'
         f'[audio]\nchime = false\n{extra}'
     )
