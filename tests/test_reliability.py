@@ -22,7 +22,8 @@ from voiceagent.agent.session import SessionStore
 from voiceagent.build import build_chat
 from voiceagent.config import Config, LLMConfig, PathsConfig
 from voiceagent.errors import ChatError, ModelError, ServerDown
-from voiceagent.llm_server import ensure_server, probe
+from voiceagent.llm.discovery import ensure_server
+from voiceagent.llm.health import probe
 from voiceagent.testing import (
     FakeClock,
     FakeLLMServer,

@@ -7,10 +7,11 @@ onto the caller's ExitStack.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from contextlib import ExitStack
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from voiceagent.agent.events import Events
 from voiceagent.agent.example import worked_example
@@ -20,15 +21,14 @@ from voiceagent.agent.session import SessionStore
 from voiceagent.assistant import Assistant, Recover
 from voiceagent.config import Config
 from voiceagent.errors import ChatError, ModelError
+from voiceagent.llm.prompt_cache import Prompt
+from voiceagent.llm.registry import Share
 from voiceagent.ports import Approver, ChatModel, Clock, Player, Synthesizer, Transcriber
 from voiceagent.tools import Toolbox, ToolContext, build_tools
 from voiceagent.wallclock import clock_for
 
-Share = Literal["", "announce", "reuse"]
-"""How an embedded LLM server is shared between processes (see build_chat)."""
-
 if TYPE_CHECKING:
-    from voiceagent.llm_server import LLMServer
+    from voiceagent.llm.server import LLMServer
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +53,7 @@ def build_chat(config: Config, stack: ExitStack, *, allow_demo: bool = True,
     run modes) a DeferredChat that answers "unavailable" and keeps trying to connect. The demo
     stands in only when no model is configured and the default one is not installed.
     `share`: "announce" a server we start for one-shot asks to use, or "reuse" one a running
-    assistant announced (llm_registry.py).
+    assistant announced (llm/registry.py).
     """
     try:
         started: list[LLMServer] = []
@@ -93,7 +93,7 @@ def _connect_chat(config: Config, stack: ExitStack, started: list[LLMServer] | N
 
     if config.llm.provider != "local":
         return _closed_at_exit(stack, make_chat_model(config.llm)), None
-    from voiceagent.llm_server import ensure_server
+    from voiceagent.llm.discovery import ensure_server
 
     base_url, server = ensure_server(config, share=share)
     if server is None:
@@ -145,21 +145,30 @@ def build_toolbox(config: Config, stack: ExitStack, context: ToolContext) -> Too
 def prime_for_asks(config: Config, server: LLMServer) -> None:
     """Put the prompt prefix a one-shot `ask` sends into `server`'s cache (restored from its
     file, or prefilled once), as `run` does for itself: the first ask that uses `voiceagent
-    server` (llm_registry.py) is as quick as the next."""
+    server` (llm/registry.py) is as quick as the next."""
     from voiceagent.agent.providers import make_chat_model
-    from voiceagent.prompt_cache import prime
+    from voiceagent.llm.prompt_cache import prime
 
     try:
         with ExitStack() as stack:
             toolbox = build_toolbox(config, stack, ToolContext(config.data_dir, "ask"))
             model = _closed_at_exit(stack, make_chat_model(config.llm,
                                                            base_url=server.base_url))
-            agent = Agent(model, toolbox.registry, config.agent, Events(),
-                          prefix=(worked_example(toolbox.registry)
-                                  if config.agent.worked_example else ()))
-            prime(server, agent, model)
+            prime(server, prompt_for(config, toolbox), model)
     except Exception as exc:  # the server serves either way; only the first ask is slower
         log.warning("could not cache the prompt prefix for asks: %s", exc)
+
+
+def prompt_for(config: Config, toolbox: Toolbox) -> Prompt:
+    """What every request starts with: the system prompt, the worked example, the tools."""
+    registry = toolbox.registry
+    prefix = worked_example(registry) if config.agent.worked_example else ()
+    return Prompt(config.agent.system_prompt, tuple(prefix), tuple(registry.specs()))
+
+
+def prompt_of(agent: Agent) -> Prompt:
+    """The same, read off a built agent (the live bench primes a server it restarts)."""
+    return Prompt(agent.config.system_prompt, agent.prefix, tuple(agent.tools.specs()))
 
 
 class _NoModelYet:
@@ -184,9 +193,12 @@ def build_transcriber(config: Config, vocabulary: list[str] | None = None) -> Tr
     wake = [config.trigger.wake_phrase] if config.trigger.wake_phrase else []
     vocabulary = [*(vocabulary or []), *wake]
     if config.stt.engine == "wyoming":  # a remote service, the bundled model as fallback
-        from voiceagent.wyoming.client import remote_transcriber
+        from voiceagent.wyoming.client import RemoteTranscriber
 
-        return remote_transcriber(config, vocabulary)
+        local = dataclasses.replace(config, stt=dataclasses.replace(config.stt, engine="local"))
+        fallback = ((lambda: build_transcriber(local, vocabulary))
+                    if config.stt.fallback == "local" else None)
+        return RemoteTranscriber(config.stt.uri, config.stt.language, fallback)
     from voiceagent.speech.stt import WhisperTranscriber
 
     return WhisperTranscriber(config.stt, config.models_dir, vocabulary=vocabulary or [])
@@ -194,9 +206,11 @@ def build_transcriber(config: Config, vocabulary: list[str] | None = None) -> Tr
 
 def build_synthesizer(config: Config) -> Synthesizer:
     if config.tts.engine == "wyoming":  # a remote service, the bundled voice as fallback
-        from voiceagent.wyoming.client import remote_synthesizer
+        from voiceagent.wyoming.client import RemoteSynthesizer
 
-        return remote_synthesizer(config)
+        local = dataclasses.replace(config, tts=dataclasses.replace(config.tts, engine="local"))
+        fallback = (lambda: build_synthesizer(local)) if config.tts.fallback == "local" else None
+        return RemoteSynthesizer(config.tts.uri, fallback)
     from voiceagent.speech.tts import PiperSynthesizer
 
     return PiperSynthesizer(config.tts, config.models_dir)
@@ -267,9 +281,9 @@ def build_assistant(
                         "announce" if mode in ("ptt", "kiosk", "daemon", "wyoming") else "")
         chat = build_chat(config, stack, allow_demo=allow_demo, standby=standby, share=share)
         if chat.server is not None:
-            from voiceagent.prompt_cache import prime
+            from voiceagent.llm.prompt_cache import prime
 
-            prime(chat.server, agent, chat.model)  # no prefill on the 1st question
+            prime(chat.server, prompt_of(agent), chat.model)  # no prefill on the 1st question
         return chat.model, chat.recover
 
     if lazy_model:

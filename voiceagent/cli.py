@@ -195,9 +195,10 @@ def cmd_models(args: argparse.Namespace, config: Config) -> int:
 
 
 def cmd_server(args: argparse.Namespace, config: Config) -> int:
-    from voiceagent.llm_server import serve_forever
+    from voiceagent.build import prime_for_asks
+    from voiceagent.llm.discovery import serve_forever
 
-    serve_forever(config)
+    serve_forever(config, ready=lambda server: prime_for_asks(config, server))
     return 0
 
 

@@ -157,7 +157,7 @@ def serving(config: Config, stack: ExitStack) -> tuple[Config, Callable[[], None
     assistant reuses through [llm] base_url, and a check that restarts it if it died."""
     if config.llm.provider != "local":
         return config, lambda: None
-    from voiceagent.llm_server import ensure_server
+    from voiceagent.llm.discovery import ensure_server
 
     url, server = ensure_server(config)
     config = dataclasses.replace(config, llm=dataclasses.replace(config.llm, base_url=url))

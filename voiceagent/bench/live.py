@@ -154,10 +154,10 @@ def _variants(config: Config, which: str) -> list[tuple[str, Config]]:
 def _run_variant(config: Config, label: str, plan: list[tuple[Question, str]],
                  wavs: dict[str, Path], options: LiveOptions, mic: Capture, speaker: Capture,
                  server: Any, setup: dict[str, Any], *, first: bool) -> list[dict[str, Any]]:
-    from voiceagent.build import build_assistant, build_synthesizer
+    from voiceagent.build import build_assistant, build_synthesizer, prompt_of
     from voiceagent.frontends import Replies
+    from voiceagent.llm.prompt_cache import prime
     from voiceagent.modes import _kiosk  # the very front end `run --mode kiosk` builds
-    from voiceagent.prompt_cache import prime
     from voiceagent.sound.player import SoundPlayer
     from voiceagent.sound.recorder import MicRecorder
 
@@ -174,11 +174,13 @@ def _run_variant(config: Config, label: str, plan: list[tuple[Question, str]],
                                     synthesizer=build_synthesizer(config), allow_demo=False)
         if server is not None:
             start = time.monotonic()
-            setup.setdefault("prefix_cache", prime(server, assistant.agent))
+            setup.setdefault("prefix_cache", prime(server, prompt_of(assistant.agent),
+                                                      assistant.agent.model))
             if first:  # a fresh server process: what `run` or a cold `ask` starts with
                 server.restart()
                 start = time.monotonic()
-                setup["prefix_restore"] = prime(server, assistant.agent)
+                setup["prefix_restore"] = prime(server, prompt_of(assistant.agent),
+                                                 assistant.agent.model)
                 setup["prefix_restore_s"] = round(time.monotonic() - start, 3)
         front = _kiosk(config, assistant, recorder, player,
                        Replies(config.audio.listen_timeout_s))
@@ -279,7 +281,7 @@ def _start_llm(config: Config, stack: ExitStack, slot_dir: Path) -> tuple[Config
     """Our own server (to restart it cold and restore its prefix), reused by every variant."""
     if config.llm.provider != "local":
         return config, None
-    from voiceagent.llm_server import LLMServer
+    from voiceagent.llm.server import LLMServer
 
     server = LLMServer.from_config(config)
     server.slot_dir = slot_dir

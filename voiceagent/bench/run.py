@@ -293,7 +293,7 @@ def _start_llm(config: Config, stack: ExitStack) -> tuple[Config, int | None]:
     """Start the embedded server here, to know its process id; the assistant then reuses it."""
     if config.llm.provider != "local":
         return config, None
-    from voiceagent.llm_server import ensure_server
+    from voiceagent.llm.discovery import ensure_server
 
     base_url, server = ensure_server(config)
     if server is not None:
