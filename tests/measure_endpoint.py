@@ -26,6 +26,7 @@ from pathlib import Path
 from tests.voices import USERS, Speaker, say
 from voiceagent.audio import Audio, concat
 from voiceagent.config import AudioConfig, Config, config_from_dict
+from voiceagent.front_end import KIOSK
 from voiceagent.intents import LocalCommands
 from voiceagent.sound.recorder import MicRecorder
 from voiceagent.speech.drafts import Drafts
@@ -92,7 +93,7 @@ def main() -> None:
     stt = WhisperTranscriber(config.stt, config.models_dir)
     with tempfile.TemporaryDirectory() as data:
         box = build_tools(config_from_dict({"paths": {"data_dir": data}}),
-                          ToolContext(Path(data), "kiosk"))
+                          ToolContext(Path(data), KIOSK))
         local = LocalCommands(box.registry)
 
         def is_command(text: str) -> bool:

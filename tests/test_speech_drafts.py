@@ -170,11 +170,12 @@ def test_only_whole_local_commands_end_at_command_end(speech, transcriber, tmp_p
     """Real Whisper and the real templates: "What time is it?" ends at command_end_ms, "Tell
     me a joke." (for the model) at early_end_ms, "Set a timer for" (a pause) not at all."""
     from voiceagent.config import config_from_dict
+    from voiceagent.front_end import KIOSK
     from voiceagent.intents import LocalCommands
     from voiceagent.tools import ToolContext, build_tools
 
     box = build_tools(config_from_dict({"paths": {"data_dir": str(tmp_path)}}),
-                      ToolContext(tmp_path, "kiosk"))
+                      ToolContext(tmp_path, KIOSK))
     local = LocalCommands(box.registry)
     try:
         def is_command(text: str) -> bool:

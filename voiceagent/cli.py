@@ -13,6 +13,7 @@ from pathlib import Path
 
 from voiceagent.config import Config, find_config, load_config
 from voiceagent.errors import VoiceAgentError
+from voiceagent.front_end import RUN_MODES
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -25,7 +26,7 @@ def _parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     run = sub.add_parser("run", help="the assistant")
-    run.add_argument("--mode", choices=("ptt", "kiosk", "daemon"), help="default: [trigger] mode")
+    run.add_argument("--mode", choices=tuple(RUN_MODES), help="default: [trigger] mode")
     run.add_argument("--keys", choices=("terminal", "stdin", "evdev"),
                      help="where key presses come from (default: by mode)")
 

@@ -21,7 +21,7 @@ from voiceagent.assistant import Assistant, TurnOutcome
 from voiceagent.audio import Audio
 from voiceagent.errors import VoiceAgentError
 from voiceagent.language import lexicon, say
-from voiceagent.ports import ContinuousListener, Recorder
+from voiceagent.ports import ContinuousListener, Recorder, Transcriber
 from voiceagent.speech.wakegate import WakeGate
 from voiceagent.triggers import KeySource
 from voiceagent.view import TerminalView
@@ -346,19 +346,22 @@ class VoiceApprover:
     It listens through what the front end gives it: the recorder (push-to-talk, daemon), or
     in a kiosk its Replies, fed by the kiosk's own listening loop (one reader of the mic)."""
 
-    def __init__(self, recorder: Recorder) -> None:
+    def __init__(self, recorder: Recorder, transcriber: Transcriber | None,
+                 speak: Callable[[str], None]) -> None:
         self._recorder = recorder
-        self.assistant: Assistant | None = None
+        self._transcriber = transcriber
+        """The assistant's own (the same drafts, the same vocabulary)."""
+        self._speak = speak
+        """Speaks a sentence at once and waits until it has played."""
 
     def __call__(self, name: str, args: dict[str, object]) -> bool:
-        assistant = self.assistant
-        if assistant is None or assistant.transcriber is None:
+        if self._transcriber is None:
             return False
         what = ", ".join(f"{k} {v}" for k, v in args.items())
-        assistant.speak_now(say("approve", action=name.replace("_", " "),
-                                details=f" with {what}" if what else ""))
+        self._speak(say("approve", action=name.replace("_", " "),
+                        details=f" with {what}" if what else ""))
         log.info("asking to run %s; listening for yes or no", name)
-        reply = assistant.transcriber.transcribe(self._recorder.record(None)).strip()
+        reply = self._transcriber.transcribe(self._recorder.record(None)).strip()
         log.info("approval for %s: heard %r", name, reply)
         return is_yes(reply)
 

@@ -52,13 +52,14 @@ class Run:
 def run_case(config: Config, case: Case) -> Verdict:
     """One case with its own assistant in a fresh data folder, judged."""
     from voiceagent.build import build_assistant
+    from voiceagent.front_end import ASK
     from voiceagent.testing import FakeSynthesizer, RecordingPlayer
 
     with tempfile.TemporaryDirectory(prefix="voiceagent-eval-") as tmp, ExitStack() as stack:
         config = dataclasses.replace(config, paths=dataclasses.replace(config.paths,
                                                                        data_dir=tmp))
         events = Events()
-        assistant = build_assistant(config, stack, mode="ask", player=RecordingPlayer(),
+        assistant = build_assistant(config, stack, front_end=ASK, player=RecordingPlayer(),
                                     events=events, synthesizer=FakeSynthesizer(seconds=0.0),
                                     with_transcriber=False, allow_demo=False)
         close = getattr(assistant.agent.model, "close", None)
