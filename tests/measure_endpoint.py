@@ -25,7 +25,8 @@ from pathlib import Path
 
 from tests.voices import USERS, Speaker, say
 from voiceagent.audio import Audio, concat
-from voiceagent.config import AudioConfig, Config, config_from_dict
+from voiceagent.config import AudioConfig, Config
+from voiceagent.config_file import config_from_dict
 from voiceagent.front_end import KIOSK
 from voiceagent.intents import LocalCommands
 from voiceagent.sound.recorder import MicRecorder

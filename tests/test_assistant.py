@@ -209,7 +209,7 @@ def test_after_a_local_command_the_server_caches_the_conversation(tmp_path: Path
 
 def test_only_a_long_running_front_end_on_a_local_server_keeps_warm() -> None:
     from voiceagent.build import keeps_warm
-    from voiceagent.config import config_from_dict
+    from voiceagent.config_file import config_from_dict
     from voiceagent.front_end import ASK, KIOSK, PTT, WYOMING
 
     local = config_from_dict({})

@@ -14,7 +14,7 @@ import pytest
 
 from voiceagent.agent.messages import ToolCall
 from voiceagent.agent.tools import Tool, ToolRegistry, tool
-from voiceagent.config import config_from_dict
+from voiceagent.config_file import config_from_dict
 from voiceagent.front_end import PTT
 from voiceagent.intents import LocalCommands, LocalMatch
 from voiceagent.tools import FAMILIES, Toolbox, ToolContext, build_tools

@@ -16,7 +16,7 @@ import pytest
 
 from voiceagent.agent.example import worked_example
 from voiceagent.agent.wire_openai import to_wire
-from voiceagent.config import config_from_dict
+from voiceagent.config_file import config_from_dict
 from voiceagent.errors import ChatError
 from voiceagent.llm import registry as llm_registry
 from voiceagent.llm.discovery import ensure_server

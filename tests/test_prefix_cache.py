@@ -20,7 +20,8 @@ from voiceagent.agent.loop import Agent
 from voiceagent.agent.messages import Message
 from voiceagent.agent.wire_openai import OpenAIChat
 from voiceagent.build import prompt_of
-from voiceagent.config import Config, config_from_dict
+from voiceagent.config import Config
+from voiceagent.config_file import config_from_dict
 from voiceagent.llm.prompt_cache import describe, prime
 from voiceagent.llm.server import LLMServer
 from voiceagent.tools import ToolContext, build_tools

@@ -169,7 +169,7 @@ def test_a_whole_command_ends_sooner_than_other_finished_words(speech):
 def test_only_whole_local_commands_end_at_command_end(speech, transcriber, tmp_path):
     """Real Whisper and the real templates: "What time is it?" ends at command_end_ms, "Tell
     me a joke." (for the model) at early_end_ms, "Set a timer for" (a pause) not at all."""
-    from voiceagent.config import config_from_dict
+    from voiceagent.config_file import config_from_dict
     from voiceagent.front_end import KIOSK
     from voiceagent.intents import LocalCommands
     from voiceagent.tools import ToolContext, build_tools

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from voiceagent.agent.messages import ToolCall
-from voiceagent.config import config_from_dict
+from voiceagent.config_file import config_from_dict
 from voiceagent.front_end import ASK, KIOSK, PTT
 from voiceagent.testing import FakeClock
 from voiceagent.tools import FAMILIES, ToolContext, build_tools

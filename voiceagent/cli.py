@@ -11,7 +11,8 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from voiceagent.config import Config, find_config, load_config
+from voiceagent.config import Config
+from voiceagent.config_file import find_config, load_config
 from voiceagent.errors import VoiceAgentError
 from voiceagent.front_end import RUN_MODES
 

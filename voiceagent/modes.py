@@ -20,7 +20,8 @@ from typing import Any
 
 from voiceagent.agent.events import Events
 from voiceagent.build import Parts, build_assistant, build_parts, build_synthesizer
-from voiceagent.config import Config, load_config
+from voiceagent.config import Config
+from voiceagent.config_file import load_config
 from voiceagent.errors import DeviceError, VoiceAgentError
 from voiceagent.front_end import RUN_MODES, FrontEnd
 from voiceagent.frontends import KeyedFrontEnd, KioskFrontEnd, Replies, VoiceApprover
