@@ -87,3 +87,13 @@ def test_stop_interrupts_the_running_answer() -> None:
     assert interrupted.is_set()
 
 
+
+
+def test_every_run_mode_is_a_front_end_and_a_config_choice() -> None:
+    """[trigger] mode and --mode name the FrontEnd values `run` builds, and only those."""
+    from voiceagent.front_end import RUN_MODES
+
+    choices = next(f for f in dataclasses.fields(TriggerConfig) if f.name == "mode")
+    assert set(choices.metadata["choices"]) == set(RUN_MODES)
+    assert [f.name for f in RUN_MODES.values() if f.hands_free] == ["kiosk"]
+    assert {f.keys for f in RUN_MODES.values()} == {"terminal", "evdev", ""}
