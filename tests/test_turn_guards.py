@@ -142,15 +142,15 @@ def test_a_destructive_call_on_an_unrelated_request_is_refused(tmp_path: Path, a
     "all") on "I forgot what I was going to say." skipped every guard and ran."""
     model = ScriptedChatModel()
     model.enqueue(calls(("forget_conversation", args)))
-    model.enqueue("I can't make phone calls.")
+    model.enqueue("No problem, take your time.")
     forgotten: list[bool] = []
     box = build_tools(load_config(None), ToolContext(
         tmp_path, reset_conversation=lambda: forgotten.append(True)))
     agent, _ = make(model, box.registry)
-    result, spoken = run(agent, "call my mom")
+    result, spoken = run(agent, "I forgot what I was going to say.")
     box.close()
     assert forgotten == [] and result.tool_calls[0][2] is True
-    assert spoken == "I can't make phone calls."
+    assert spoken == "No problem, take your time."
 
 
 def test_asked_not_to_delete_the_turn_ends_with_nothing_deleted(tools):

@@ -22,7 +22,7 @@ from voiceagent.agent.loop import Agent, LocalMatcher
 from voiceagent.agent.session import SessionStore
 from voiceagent.assistant import Assistant
 from voiceagent.config import Config
-from voiceagent.connect import closed_at_exit, connect_model
+from voiceagent.connect import ChatSetup, closed_at_exit, connect_model
 from voiceagent.front_end import ASK, FrontEnd
 from voiceagent.llm.prompt_cache import Prompt, prime
 from voiceagent.ports import Approver, Clock, Player, Synthesizer, Transcriber
@@ -54,8 +54,11 @@ class Parts:
 
 
 def build_parts(config: Config, stack: ExitStack, *, front_end: FrontEnd,
-                with_transcriber: bool = True) -> Parts:
-    """The session, clock, tools, prompt, local commands and transcriber for `front_end`."""
+                with_transcriber: bool = True, transcriber: Transcriber | None = None,
+                room: str = "") -> Parts:
+    """The session, clock, tools, prompt, local commands and transcriber for `front_end`;
+    `transcriber` is one several assistants share (the hub's rooms), `room` the room this
+    one serves (its timers ring only there)."""
     session = SessionStore(
         config.data_dir / "sessions" / f"{config.session.name}.jsonl", config.session.max_turns,
         history_chars(config),
@@ -66,14 +69,16 @@ def build_parts(config: Config, stack: ExitStack, *, front_end: FrontEnd,
         log.warning("%s", warning)
     forget = threading.Event()
     toolbox = build_toolbox(config, stack, ToolContext(
-        config.data_dir, front_end, reset_conversation=forget.set, clock=clock))
+        config.data_dir, front_end, reset_conversation=forget.set, clock=clock, room=room))
+    if transcriber is None and with_transcriber:
+        transcriber = build_transcriber(config, toolbox.vocabulary)
     return Parts(
         session=session,
         clock=clock,
         toolbox=toolbox,
         prompt=prompt_for(config, toolbox),
         local=build_local_commands(config, toolbox, clock),
-        transcriber=build_transcriber(config, toolbox.vocabulary) if with_transcriber else None,
+        transcriber=transcriber,
         forget=forget,
     )
 
@@ -92,6 +97,7 @@ def build_assistant(
     allow_demo: bool = True,
     standby: bool = False,
     lazy_model: bool = False,
+    chat: ChatSetup | None = None,
 ) -> Assistant:
     """The whole assistant for one front end, from `parts` (built here when not given);
     `stack` closes what it started.
@@ -99,13 +105,17 @@ def build_assistant(
     Without `allow_demo`, a missing default model is an error instead of the demo stand-in;
     with `standby`, an unreachable model is retried in the background (connect.build_chat);
     with `lazy_model` the model (and the embedded server) is connected on the first request
-    that needs it, so a one-shot turn answered locally never starts it.
+    that needs it, so a one-shot turn answered locally never starts it. Several assistants
+    share one model by passing `chat` (the hub: its owner primed the server's cache).
     """
     if parts is None:
         parts = build_parts(config, stack, front_end=front_end,
                             with_transcriber=with_transcriber)
-    model, recover = connect_model(config, stack, parts.prompt, share=front_end.share,
-                                   allow_demo=allow_demo, standby=standby, lazy=lazy_model)
+    if chat is not None:
+        model, recover = chat.model, chat.recover
+    else:
+        model, recover = connect_model(config, stack, parts.prompt, share=front_end.share,
+                                       allow_demo=allow_demo, standby=standby, lazy=lazy_model)
     agent = Agent(model, parts.toolbox.registry, config.agent, events, approve=approve,
                   prefix=parts.prompt.prefix, local=parts.local, recover=recover)
     assistant = Assistant(agent=agent, session=parts.session, synthesizer=synthesizer,

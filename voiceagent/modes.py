@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from voiceagent.agent.events import Events
-from voiceagent.build import Parts, build_assistant, build_parts, build_synthesizer
+from voiceagent.build import build_assistant, build_parts, build_synthesizer
 from voiceagent.config import Config
 from voiceagent.config_file import load_config
 from voiceagent.errors import DeviceError, VoiceAgentError
@@ -83,11 +83,14 @@ def _run_once(config: Config, *, front_end: FrontEnd, keys: str | None, verbose:
     with ExitStack() as stack:
         player = SoundPlayer(config.audio)
         stack.callback(player.stop)
-        recorder = MicRecorder(config.audio, on_level=view.level if view else None)
+        listening = config.audio
+        if front_end.hands_free and config.trigger.wake_word:  # the gate keeps the name from
+            listening = dataclasses.replace(listening, pause_grace_ms=0)  # the cutter: no grace
+        recorder = MicRecorder(listening, on_level=view.level if view else None)
         stack.callback(recorder.close)
         check_devices(config, recorder, keep_open=not front_end.hands_free)  # before models load
         synthesizer = build_synthesizer(config)
-        parts = early_end(config, build_parts(config, stack, front_end=front_end), recorder)
+        parts = build_parts(config, stack, front_end=front_end)
         replies = Replies(config.audio.listen_timeout_s)  # the kiosk's mic has one reader
         approver = VoiceApprover(replies if front_end.hands_free else recorder, parts.transcriber,
                                  functools.partial(speak, synthesizer, player, events))
@@ -102,6 +105,7 @@ def _run_once(config: Config, *, front_end: FrontEnd, keys: str | None, verbose:
         if front_end.hands_free:
             build_kiosk(config, assistant, recorder, player, replies).run(stop)
             return
+        early_end(config, assistant, recorder)
         recorder.open()  # one stream kept open: no device start-up lost at each key press
         source = _key_source(config, front_end, keys)
         stack.callback(source.close)
@@ -114,17 +118,14 @@ def _run_once(config: Config, *, front_end: FrontEnd, keys: str | None, verbose:
 
 def build_kiosk(config: Config, assistant: Any, recorder: Any, player: Any,
                 replies: Replies) -> KioskFrontEnd:
-    """The kiosk around an assistant built from early_end's parts: the echo canceller and the
-    wake gate become the recorder's per-block processors, in that order; the player's tap
-    feeds the canceller what was played."""
+    """The kiosk: the echo canceller and the wake gate become the recorder's per-block
+    processors, in that order; the player's tap feeds the canceller what was played."""
     from voiceagent.sound.player import SoundPlayer
-    from voiceagent.speech.cutter import UtteranceCutter
-    from voiceagent.speech.vad import SileroVAD
-    from voiceagent.speech.wakegate import WakeGate
 
     trigger, audio = config.trigger, config.audio
+    early_end(config, assistant, recorder)
     chimes = SoundPlayer(audio)  # its own: a chime never clears the answer's stop flag
-    echo_only = lambda: False  # noqa: E731
+    canceller = None
     if audio.echo_cancel:
         from voiceagent.sound.echo import EchoCanceller, Reference
 
@@ -132,31 +133,8 @@ def build_kiosk(config: Config, assistant: Any, recorder: Any, player: Any,
         player.tap = chimes.tap = reference.played
         canceller = EchoCanceller(reference)
         recorder.processors.append(canceller)
-        echo_only = lambda: canceller.echo_only  # noqa: E731
-    gate = None
-    if trigger.wake_word or audio.echo_cancel:
-        wake: Any = None
-        if trigger.wake_word:
-            from voiceagent.speech.wakeword import WakeOverEcho, WakeWord
-
-            def make() -> WakeWord:
-                return WakeWord(trigger.wake_word, cutoff=trigger.wake_cutoff,
-                                refractory_s=trigger.wake_refractory_s)
-
-            wake = make()
-            if audio.echo_cancel:  # over an answer: the raw mic too, unless it said it
-                wake = WakeOverEcho(make, lambda: canceller.last_raw,
-                                    lambda: canceller.last_far,
-                                    refractory_s=trigger.wake_refractory_s)
-            log.info("waiting for the wake word %r", wake.name)
-        vad = SileroVAD()
-
-        def watch(**changes: Any) -> UtteranceCutter:
-            vad.reset()
-            return UtteranceCutter.from_config(vad, dataclasses.replace(audio, **changes))
-
-        gate = WakeGate(wake, watch, listen_s=audio.listen_timeout_s,
-                        deaf=lambda: bool(recorder.is_paused), echo_only=echo_only)
+    gate = wake_gate(config, recorder, canceller)
+    if gate is not None:
         recorder.processors.append(gate)
     return KioskFrontEnd(
         assistant, recorder, gate=gate, half_duplex=not audio.echo_cancel,
@@ -164,20 +142,65 @@ def build_kiosk(config: Config, assistant: Any, recorder: Any, player: Any,
         chime=_chime(config, chimes), follow_up_s=trigger.follow_up_s, replies=replies)
 
 
-def early_end(config: Config, parts: Parts, recorder: Any) -> Parts:
-    """Let the recorder end an utterance as soon as its words sound finished, sooner still
-    when they are a whole local command: it drafts transcripts with the parts' transcriber,
-    which then reuses them (speech/drafts.py). Returns the parts with that transcriber, for
-    the assistant to be built from."""
-    from voiceagent.speech.drafts import Drafts
+def wake_gate(config: Config, recorder: Any, canceller: Any = None) -> Any:
+    """The kiosk's wake gate for `recorder` (None when neither a wake word nor echo
+    cancellation needs one); `canceller` is the echo canceller before it, if any. Shared by
+    the kiosk and the measurements that feed it recordings."""
+    from voiceagent.speech.cutter import UtteranceCutter
+    from voiceagent.speech.vad import SileroVAD
+    from voiceagent.speech.wakegate import WakeGate
 
-    if config.audio.early_end_ms and parts.transcriber is not None:
-        local = parts.local if config.audio.command_end_ms else None
-        command = None if local is None else (lambda text: local.match(text) is not None)
-        drafts = Drafts(parts.transcriber, command)
-        recorder.drafts = drafts
-        return dataclasses.replace(parts, transcriber=drafts)
-    return parts
+    trigger, audio = config.trigger, config.audio
+    if not (trigger.wake_word or canceller is not None):
+        return None
+    wake: Any = None
+    if trigger.wake_word:
+        from voiceagent.speech.wakeword import WakeOverEcho, WakeWord
+
+        def make() -> WakeWord:
+            return WakeWord(trigger.wake_word, cutoff=trigger.wake_cutoff,
+                            refractory_s=trigger.wake_refractory_s)
+
+        wake = make()
+        if canceller is not None:  # over an answer: the raw mic too, unless it said it
+            wake = WakeOverEcho(make, lambda: canceller.last_raw, lambda: canceller.last_far,
+                                refractory_s=trigger.wake_refractory_s)
+        log.info("waiting for the wake word %r", wake.name)
+    vad = SileroVAD()
+    # the watch only keeps the gate open: it must never close it at a pause the recorder's
+    # own cutter would still wait through (a held pause after "set a timer for ...")
+    patient = {"silence_ms": audio.silence_ms + audio.hold_ms, "turn_end_ms": 0}
+
+    def watch(**changes: Any) -> UtteranceCutter:
+        vad.reset()
+        return UtteranceCutter.from_config(vad, dataclasses.replace(audio, **{**patient,
+                                                                              **changes}))
+
+    echo_only = (lambda: False) if canceller is None else (lambda: canceller.echo_only)
+    return WakeGate(wake, watch, listen_s=audio.listen_timeout_s,
+                    deaf=lambda: bool(recorder.is_paused), echo_only=echo_only)
+
+
+def early_end(config: Config, assistant: Any, recorder: Any) -> None:
+    """Let the recorder judge each pause from the words so far (drafted with the assistant's
+    transcriber) and the turn model, so a finished request ends sooner than silence_ms and an
+    unfinished one is waited for (speech/drafts.py). The request itself is still transcribed
+    by the assistant from the whole utterance."""
+    from pathlib import Path
+
+    from voiceagent.speech.drafts import Drafts
+    from voiceagent.speech.turn import load_turn_model
+
+    audio, trigger = config.audio, config.trigger
+    if not audio.turn_end_ms or assistant.transcriber is None:
+        return
+    local = getattr(assistant.agent, "local", None)
+    command = None if local is None else (lambda text: local.match(text) is not None)
+    wake = Path(trigger.wake_word).stem.replace("_", " ") if trigger.wake_word else ""
+    recorder.drafts = Drafts(assistant.transcriber, load_turn_model(audio.turn_model,
+                                                                   config.models_dir),
+                             threshold=audio.turn_threshold, command=command,
+                             names=[n for n in (wake, trigger.wake_phrase) if n])
 
 
 def check_devices(config: Config, recorder: Any, *, keep_open: bool) -> None:

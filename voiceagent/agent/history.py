@@ -36,3 +36,33 @@ def for_model(history: Sequence[Message], shown: str = "answers") -> list[Messag
             continue
         view.append(message)
     return view
+
+
+def answering(history: Sequence[Message]) -> str:
+    """The user's previous request when the last answer was a question to them."""
+    said = [m for m in history if m.role in ("user", "assistant") and m.text]
+    if len(said) >= 2 and said[-1].role == "assistant" and said[-2].role == "user" \
+            and said[-1].text.rstrip().endswith("?"):
+        return said[-2].text
+    return ""
+
+
+def last_request(history: Sequence[Message]) -> str:
+    """What the user said in the last exchange."""
+    return next((m.text for m in reversed(history) if m.role == "user"), "")
+
+
+def last_results(history: Sequence[Message]) -> str:
+    """What the last exchange's tools answered."""
+    found: list[str] = []
+    for message in reversed(history):
+        if message.role == "user":
+            break
+        if message.role == "tool" and not message.is_error:
+            found.insert(0, message.text)
+    return " ".join(found)
+
+
+def said_before(history: Sequence[Message]) -> str:
+    """The user's words in the last few turns, for reads that refer back to them."""
+    return " ".join(m.text for m in history if m.role == "user")[-600:]

@@ -154,11 +154,11 @@ def _variants(config: Config, which: str) -> list[tuple[str, Config]]:
 def _run_variant(config: Config, label: str, plan: list[tuple[Question, str]],
                  wavs: dict[str, Path], options: LiveOptions, mic: Capture, speaker: Capture,
                  server: Any, setup: dict[str, Any], *, first: bool) -> list[dict[str, Any]]:
-    from voiceagent.build import build_assistant, build_parts, build_synthesizer, prompt_of
+    from voiceagent.build import build_assistant, build_synthesizer, prompt_of
     from voiceagent.front_end import KIOSK
     from voiceagent.frontends import Replies
     from voiceagent.llm.prompt_cache import prime
-    from voiceagent.modes import build_kiosk, early_end  # as `run --mode kiosk` builds it
+    from voiceagent.modes import build_kiosk  # the very front end `run --mode kiosk` builds
     from voiceagent.sound.player import SoundPlayer
     from voiceagent.sound.recorder import MicRecorder
 
@@ -171,10 +171,8 @@ def _run_variant(config: Config, label: str, plan: list[tuple[Question, str]],
         stack.callback(player.stop)
         recorder = MicRecorder(config.audio)
         stack.callback(recorder.close)
-        parts = early_end(config, build_parts(config, stack, front_end=KIOSK), recorder)
-        assistant = build_assistant(config, stack, front_end=KIOSK, parts=parts, player=player,
-                                    events=events, synthesizer=build_synthesizer(config),
-                                    allow_demo=False)
+        assistant = build_assistant(config, stack, front_end=KIOSK, player=player, events=events,
+                                    synthesizer=build_synthesizer(config), allow_demo=False)
         if server is not None:
             start = time.monotonic()
             setup.setdefault("prefix_cache", prime(server, prompt_of(assistant.agent),

@@ -32,8 +32,6 @@ log = logging.getLogger(__name__)
 
 SENTENCE_FILES = ("builtin.yaml", "replies.yaml")
 _CLAUSE = re.compile(r"\s*[,.;!?]\s+|\s*[.;!?]$")
-_CORRECTION = re.compile(r"\b(?:no|not|don't|do not|wait|actually|instead|rather|sorry|"
-                         r"i mean|make (?:it|that)|scratch that|hold on|oops)\b", re.I)
 
 
 PLEASANTRIES = frozenset({"thanks", "greeting", "how_are_you"})
@@ -138,7 +136,7 @@ class LocalCommands:
             if not found or len(found) != len(results):
                 return None
             return next((m for m in found if m.intent not in PLEASANTRIES), found[0])
-        if (len(commands) > 1 or _CORRECTION.search(said)
+        if (len(commands) > 1 or lexicon().has("correction", said)
                 or any(m.tool is None and m.intent not in PLEASANTRIES for m in found)):
             return None
         return next(iter(commands.values()))

@@ -6,6 +6,7 @@ words those are is data a reader can extend without touching Python.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from collections.abc import Iterable, Sequence
@@ -35,6 +36,8 @@ class Lexicon:
     """Each set's terms, each term as its words."""
     folder: Traversable
     """The language's folder (templates, lexicon, sentences to say)."""
+    pairs_: dict[str, tuple[tuple[str, str], ...]] = dataclasses.field(default_factory=dict)
+    """Tables of two columns ("plural_endings": ("ies", "y"), ...)."""
 
     def terms(self, name: str) -> tuple[tuple[str, ...], ...]:
         try:
@@ -78,6 +81,22 @@ class Lexicon:
                 covered[start:end] = [True] * (end - start)
         return bool(self.find(name, said)) and all(covered)
 
+    def pairs(self, name: str) -> tuple[tuple[str, str], ...]:
+        """The rows of table `name`."""
+        try:
+            return self.pairs_[name]
+        except KeyError:
+            raise KeyError(f"no table {name!r} in the {self.language} lexicon") from None
+
+    def singular(self, word: str) -> str:
+        """`word` without a plural ending ("tomatoes" -> "tomato", "berries" -> "berry"),
+        by the table "plural_endings"; short words are left as they are."""
+        word = word.removesuffix("'s")
+        for ending, instead in self.pairs("plural_endings"):
+            if word.endswith(ending) and len(word) > len(ending) + 2:
+                return word[: -len(ending)] + instead
+        return word
+
     def file(self, name: str) -> Traversable:
         """Another data file of this language (templates, sentences to say)."""
         return self.folder / name
@@ -91,11 +110,18 @@ def _load(language: str) -> Lexicon:
     except FileNotFoundError:
         raise ConfigError(f"no lexicon for language {language!r} ({path})") from None
     sets: dict[str, tuple[tuple[str, ...], ...]] = {}
+    pairs: dict[str, tuple[tuple[str, str], ...]] = {}
     for name, terms in data.items():
+        if isinstance(terms, list) and all(isinstance(t, list) and len(t) == 2
+                                           and all(isinstance(c, str) for c in t)
+                                           for t in terms):
+            pairs[name] = tuple((a, b) for a, b in terms)
+            continue
         if not isinstance(terms, list) or not all(isinstance(t, str) for t in terms):
-            raise ConfigError(f"{path}: {name} must be a list of words or phrases")
+            raise ConfigError(f"{path}: {name} must be a list of words or phrases, or of "
+                              "two-column rows")
         sets[name] = tuple(tuple(tokens(t)) for t in terms if tokens(t))
-    return Lexicon(language, sets, folder)
+    return Lexicon(language, sets, folder, pairs)
 
 
 @functools.cache

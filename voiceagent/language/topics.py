@@ -178,5 +178,5 @@ def topics_of(language: str = "en") -> Topics:
     where = f"{path}: done"
     lex = lexicon(language)
     return Topics(tuple(found), _terms(done, "promise", where), _terms(done, "verbs", where),
-                  _terms(done, "opens", where), _terms(done, "negation", where),
+                  _terms(done, "opens", where), lex.terms("negation") + lex.terms("refusal"),
                   lex.words("number_words"), lex.terms("self"))

@@ -59,6 +59,8 @@ class ToolContext:
     clock: Clock | None = None
     """Now, for timers, alarms, the clock and notes; None: the system clock in [tools]
     timezone."""
+    room: str = ""
+    """The room this assistant serves (`voiceagent hub`): its timers ring only there."""
 
 
 @dataclass
@@ -139,7 +141,8 @@ def _family(name: str, config: Config, ctx: ToolContext, box: Toolbox) -> list[T
     if name == "clock":
         return clock.make_tools(ctx.clock or SystemClock())
     if name == "timers":
-        box.timers = Timers(ctx.data_dir / "timers.json", ctx.clock or SystemClock())
+        box.timers = Timers(ctx.data_dir / "timers.json", ctx.clock or SystemClock(),
+                            room=ctx.room)
         return timers.make_tools(box.timers)
     if name == "lists":
         made, list_store = lists.make_tools(ctx.data_dir, tc.list_aliases,

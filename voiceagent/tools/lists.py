@@ -117,6 +117,13 @@ class Lists:
             raise ToolError(f"there is no {slug!r} list. Your lists: {self._known()}.")
         return slug
 
+    def exists(self, name: str) -> bool:
+        """`name` is a list the user has, or one of the configured names (shopping, to-do)."""
+        slug = _slug(name)
+        return bool(slug) and any(
+            f in self.names() or f in self.aliases or f in self.aliases.values()
+            for f in _forms(slug))
+
     def missing(self, name: str) -> str | None:
         """The spoken answer when list `name` does not exist yet; None when it does."""
         names = self.names()
@@ -152,7 +159,8 @@ def make_tools(data_dir: Path, aliases: dict[str, str],
     lists = Lists(data_dir / "lists", aliases)
     notes_path = data_dir / "notes.txt"
 
-    @tool(speaks_result=True, writes=True, grounded=("items",))
+    @tool(speaks_result=True, writes=True, grounded=("items", "list_name"),
+          known={"list_name": lists.exists})
     def add_to_list(list_name: str, items: str) -> Outcome | str:
         """Add or put items on a list (shopping, to-do, ...); a new list is created.
 

@@ -154,7 +154,7 @@ def make_tools(timers: Timers) -> list[Tool]:
         return Outcome(f"Timer set for {spoken_length(seconds)}{what}", (entry.ref("made"),))
 
     @tool(speaks_result=True, writes=True, grounded=("label",), counted=("time",),
-          asks={"time": "For what time?"})
+          asks={"time": "For what time?"}, carries={"days": ("time", "label")})
     def set_alarm(time: str, label: str = "") -> Outcome:
         """An alarm, a wake-up, or a reminder at a clock time.
 

@@ -1,0 +1,273 @@
+"""The model stage of a turn: requests, calls and results until an answer, a cap or a stop.
+
+agent/loop.py builds the turn and routes it here when no local handler answered it. This is
+where the caps are enforced, the one retry policy lives (a failed request is retried once,
+after bringing a dead server back, unless words were already spoken), and where an answer
+the speech policy held back whole is asked for once more (with why, and the tools it must
+use) or replaced by one plain sentence.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import time
+from collections.abc import Callable
+from typing import Protocol
+
+from voiceagent.agent.events import Error, Events, FirstToken, ReplyDone, Request
+from voiceagent.agent.history import for_model
+from voiceagent.agent.messages import Message, Price, Reply, ToolChoice, Usage
+from voiceagent.agent.spoken import DECLINES_GENERAL
+from voiceagent.agent.tools import ToolRegistry
+from voiceagent.agent.turn import CallDone, Turn, TurnResult
+from voiceagent.config import AgentConfig
+from voiceagent.errors import ChatError, ServerDown
+from voiceagent.language import say, tell_model
+from voiceagent.language.topics import topics_of
+from voiceagent.ports import ChatModel
+
+log = logging.getLogger(__name__)
+
+_CALLED = re.compile(r'"name"\s*:\s*"([\w.-]+)"')
+"""A tool call written as text: the tool it names."""
+
+
+class Agent(Protocol):
+    """What the model stage needs of the agent (agent/loop.py's Agent)."""
+
+    model: ChatModel
+    tools: ToolRegistry
+    config: AgentConfig
+    events: Events
+    prefix: tuple[Message, ...]
+    price: Price | None
+    recover: Callable[[], bool] | None
+
+
+class ModelTurn:
+    """The model stage: requests, calls and results until an answer, a cap or a stop."""
+
+    def __init__(self, agent: Agent, turn: Turn, history: tuple[Message, ...]) -> None:
+        self.a = agent
+        self.turn = turn
+        self.history = history
+        self.deadline = turn.started + agent.config.max_seconds
+        self.halt = _Halt(turn.cancel, self.deadline)
+        self.retry_note = ""
+        """Added to the user's words once, when the first answer was held back whole."""
+        self.tool_choice: ToolChoice = "auto"
+        """For the next request: "required" after an answer that claimed what no tool gave,
+        "none" after calls to tools the request is not about."""
+        self.retried = False
+
+    def run(self) -> TurnResult:
+        turn, step = self.turn, 0
+        while True:
+            step += 1
+            cap = self._cap(step)
+            if cap is not None:
+                return turn.capped(*cap)
+            if turn.cancel.is_set():
+                return turn.cancelled("model")
+            reply = self._ask(step)
+            if isinstance(reply, TurnResult):
+                return reply
+            if turn.cancel.is_set():  # what was said stays; unfinished calls are dropped
+                return turn.cancelled("model")
+            if self.halt.is_set():  # the time cap struck in the middle of the reply
+                return turn.capped("seconds", self.a.config.max_seconds)
+            self.retry_note, self.tool_choice = "", "auto"
+            # the history keeps what the user heard, not what the filter held back
+            turn.messages.append(Message("assistant", turn.voice.end_reply(), reply.calls))
+            if not reply.calls:
+                again = self._second_chance()
+                if again is True:
+                    continue
+                return turn.end("done", again or "")
+            batch = turn.run_calls(reply.calls)
+            if batch.ask and batch.all_failed:
+                return turn.end("done", batch.ask)  # "Set an alarm." -> "For what time?"
+            if batch.stop == "cancelled":
+                return turn.cancelled("tools")
+            if batch.stop == "loop":
+                return turn.end("loop", say("loop"))
+            if batch.stop == "misheard":
+                return turn.end("misheard", say("misheard"))
+            spoken = self._spoken_results([d for d, _o in batch.done],
+                                          [o.say for _d, o in batch.done])
+            if spoken:
+                return turn.end("done", spoken)
+            if batch.in_words:  # it called tools for what no tool is for: answer in words
+                self.tool_choice = "none"
+
+    def _second_chance(self) -> bool | str:
+        """When the first answer was held back whole: True to ask the model once more (with
+        why, and the tools it must use), else the one plain sentence to end with ("" for the
+        default). After small talk the 1.5B answered "what time is it" with a time of its
+        own; asked "fine, add naan bread to the list then" it said it would, with no call."""
+        voice = self.turn.voice
+        if not voice.silent or not voice.dropped:
+            return ""
+        reasons = [reason for _s, reason in voice.dropped]
+        claimed = [_claim_topic(r) for r in reasons if _claim_topic(r)]
+        known = topics_of()
+        unserved = [known.topic(n) for n in claimed if n in _UNSERVED]
+        if unserved:
+            return unserved[0].reply  # nothing here knows it: say so plainly
+        declined = DECLINES_GENERAL in reasons and not claimed
+        if self.retried or (self.turn.done and not declined):
+            return self._plain() if claimed else ""
+        self.retried = True
+        self.turn.messages.pop()  # its empty assistant message
+        unknown = [name for sentence, _r in voice.dropped
+                   for name in _CALLED.findall(sentence) if name not in self.a.tools]
+        voice.dropped.clear()
+        if declined:
+            self.retry_note = tell_model("answer_general")
+            self.tool_choice = "none"
+            voice.facts.general = False  # asked twice: what it says now is its answer
+        elif claimed:
+            tools = self._tools_for_request()
+            if not tools:
+                return self._plain()
+            self.retry_note = tell_model("use_tool", tools=", ".join(tools))
+            self.tool_choice = "required"
+        else:
+            self.retry_note = (tell_model("no_such_tool", name=unknown[0]) if unknown
+                               else tell_model("retry", reasons=", ".join(sorted(set(reasons)))))
+        voice.facts.errors.append(self.retry_note)  # a small model may read it back
+        return True
+
+    def _tools_for_request(self) -> list[str]:
+        """The enabled tools of the served topics the request speaks of."""
+        return [tool for topic in topics_of().about(self.turn.user_text) if topic.served
+                for tool in topic.tools if tool in self.a.tools]
+
+    def _plain(self) -> str:
+        """The one plain sentence for an answer held back for its claims: what nothing here
+        can do, when the request speaks of such a thing ("set the bed light to 50 percent":
+        the lights, not a sum), else that it could not be done when a tool here serves the
+        request (the model did not use it), else that it cannot be done here."""
+        about = topics_of().about(self.turn.user_text)
+        unserved = [t for t in about if not t.served]
+        if unserved:
+            return unserved[0].reply
+        if any(t.served and set(t.tools) & set(self.a.tools.names) for t in about):
+            return say("failed")
+        return say("cannot")
+
+    def _spoken_results(self, done: list[CallDone], said: list[str]) -> str:
+        """The results to say as the answer when every call's result is itself the answer
+        (a confirmation, the time) and none failed; "" when the model must answer."""
+        declined = tell_model("declined")
+        if not done or any(d.error or d.text == declined for d in done):
+            return ""
+        for d in done:
+            t = self.a.tools.get(d.call.name)
+            if t is None or not t.speaks_result:
+                return ""
+            if t.answers is not None and not t.answers(self.turn.user_text):
+                return ""  # asked for more than the result says: the model answers
+        return " ".join(said)
+
+    def _cap(self, step: int) -> tuple[str, float] | None:
+        c, usage = self.a.config, self.turn.usage
+        if step > c.max_steps:
+            return "steps", c.max_steps
+        if time.monotonic() >= self.deadline:
+            return "seconds", c.max_seconds
+        if usage.input_tokens + usage.output_tokens >= c.max_tokens:
+            return "tokens", c.max_tokens
+        if self.a.price and c.max_cost_usd > 0 and self.a.price.cost(usage) >= c.max_cost_usd:
+            return "cost", c.max_cost_usd
+        return None
+
+    def _ask(self, step: int) -> Reply | TurnResult:
+        """One request; a ChatError is retried once unless text was already spoken."""
+        turn = self.turn
+        asked = turn.messages[0]
+        if self.retry_note:  # the request once more, with why the first answer was not said
+            asked = Message("user", f"{asked.text}\n\n{self.retry_note}")
+        messages = [*self.a.prefix, *for_model(self.history, self.a.config.history), asked,
+                    *turn.messages[1:]]
+        for attempt in (1, 2):
+            self.a.events.emit(Request(step, attempt, len(messages)))
+            try:
+                reply = self.a.model.complete(
+                    self.a.config.system_prompt,
+                    messages,
+                    self.a.tools.specs(),
+                    on_text=self._speaker(step),
+                    cancel=self.halt,
+                    tool_choice=self.tool_choice,
+                )
+            except ChatError as exc:
+                self.a.events.emit(Error("model", str(exc), kind=type(exc).__name__))
+                if turn.cancel.is_set():
+                    return turn.cancelled("model")
+                if attempt == 1 and not turn.voice.reply_said and not self.halt.is_set():
+                    turn.voice.discard()  # a half sentence of the failed attempt
+                    self._bring_back()
+                    continue
+                sentence = say("llm_down") if isinstance(exc, ServerDown) else say("llm_error")
+                return turn.end("error", sentence, error=exc)
+            turn.usage = Usage(turn.usage.input_tokens + reply.usage.input_tokens,
+                               turn.usage.output_tokens + reply.usage.output_tokens)
+            self.a.events.emit(ReplyDone(
+                step, reply.text, [c.to_dict() for c in reply.calls],
+                reply.usage.input_tokens, reply.usage.output_tokens,
+            ))
+            return reply
+        raise AssertionError("unreachable")
+
+    def _bring_back(self) -> None:
+        """Before the one retry: restart a dead server (a busy one is left alone)."""
+        if self.a.recover is None:
+            return
+        try:
+            if self.a.recover():
+                log.warning("the language model server had died; restarted it, retrying")
+        except Exception as exc:  # the retry then fails and the user hears one apology
+            log.error("could not restart the language model server: %s", exc)
+
+    def _speaker(self, step: int) -> Callable[[str], None]:
+        """on_text for one request: times the first token, feeds the speech policy."""
+        first = True
+
+        def speak(delta: str) -> None:
+            nonlocal first
+            if first:
+                first = False
+                self.a.events.emit(FirstToken(step))
+            if delta:
+                self.turn.voice.feed(delta)
+
+        return speak
+
+
+_UNSERVED = frozenset(t.name for t in topics_of().topics if not t.served)
+_CLOCK_REASONS = ("made-up time", "a weekday no tool gave")
+
+
+def _claim_topic(reason: str) -> str:
+    """The topic a held-back sentence claimed something about ("" if it claimed nothing)."""
+    if reason.startswith("unbacked "):
+        return reason.removeprefix("unbacked ")
+    if reason in _CLOCK_REASONS:
+        return "clock"
+    return "done" if reason == "claims what no tool did" else ""
+
+
+class _Halt(threading.Event):
+    """The `cancel` the model sees: set when the user cancels or the turn's time is up, so a
+    slow reply is cut at the time cap too. (Models only call is_set().)"""
+
+    def __init__(self, cancel: threading.Event, deadline: float) -> None:
+        super().__init__()
+        self._cancel = cancel
+        self._deadline = deadline
+
+    def is_set(self) -> bool:
+        return self._cancel.is_set() or time.monotonic() >= self._deadline
