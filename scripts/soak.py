@@ -140,7 +140,7 @@ def server_pid(parent: int) -> int | None:
         try:
             ppid = int(stat.read_text().rsplit(")", 1)[1].split()[1])
             cmdline = (stat.parent / "cmdline").read_bytes()
-            if ppid == parent and b"voiceagent.llm_server" in cmdline:
+            if ppid == parent and b"voiceagent.llm.host" in cmdline:
                 return int(stat.parent.name)
         except (OSError, ValueError, IndexError):
             continue

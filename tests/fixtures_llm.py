@@ -9,7 +9,7 @@ import pytest
 
 from voiceagent.config import Config
 from voiceagent.errors import ModelError
-from voiceagent.llm_server import LLMServer
+from voiceagent.llm.server import LLMServer
 from voiceagent.models import gguf_path, install
 
 TEST_MODEL = "qwen2.5-coder-0.5b"

@@ -25,7 +25,9 @@ from pathlib import Path
 
 from tests.voices import USERS, Speaker, say
 from voiceagent.audio import Audio, concat
-from voiceagent.config import AudioConfig, Config, config_from_dict
+from voiceagent.config import AudioConfig, Config
+from voiceagent.config_file import config_from_dict
+from voiceagent.front_end import KIOSK
 from voiceagent.intents import LocalCommands
 from voiceagent.sound.recorder import MicRecorder
 from voiceagent.speech.drafts import Drafts
@@ -93,7 +95,7 @@ def main() -> None:
     turn = load_turn_model(config.audio.turn_model, config.models_dir)
     with tempfile.TemporaryDirectory() as data:
         box = build_tools(config_from_dict({"paths": {"data_dir": data}}),
-                          ToolContext(Path(data), "kiosk"))
+                          ToolContext(Path(data), KIOSK))
         local = LocalCommands(box.registry)
 
         def is_command(text: str) -> bool:

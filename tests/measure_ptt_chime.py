@@ -41,7 +41,7 @@ def _measure(presses: int) -> str:
 
     from voiceagent.bench.capture import RATE, Capture
     from voiceagent.bench.onset import first_sound
-    from voiceagent.config import config_from_dict
+    from voiceagent.config_file import config_from_dict
     from voiceagent.frontends import KeyedFrontEnd
     from voiceagent.modes import _chime
     from voiceagent.sound.player import SoundPlayer

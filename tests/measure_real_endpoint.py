@@ -38,7 +38,8 @@ import numpy as np
 
 from tests.fixtures_audio import words
 from voiceagent.audio import STT_RATE, Audio, load_audio
-from voiceagent.config import Config, config_from_dict
+from voiceagent.config import Config
+from voiceagent.config_file import config_from_dict
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = next((p / "shared" / "speech" for p in (ROOT.parent, ROOT.parent.parent)
@@ -196,6 +197,7 @@ def measure(variant: str, clips: list[tuple[str, Path, list[str]]], refs: dict[s
             conditions: list[str], audio: dict[str, Any] | None = None) -> list[Result]:
     """Every clip in every condition through the recorder as the code under test wires it,
     with the [audio] keys in `audio` changed."""
+    from voiceagent.front_end import KIOSK
     from voiceagent.intents import LocalCommands
     from voiceagent.sound.recorder import MicRecorder
     from voiceagent.speech import drafts as drafts_module
@@ -221,7 +223,7 @@ def measure(variant: str, clips: list[tuple[str, Path, list[str]]], refs: dict[s
     results = []
     with tempfile.TemporaryDirectory() as data:
         box = build_tools(config_from_dict({"paths": {"data_dir": data}}),
-                          ToolContext(Path(data), "kiosk"))
+                          ToolContext(Path(data), KIOSK))
         local = LocalCommands(box.registry)
 
         def is_command(text: str) -> bool:

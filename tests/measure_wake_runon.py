@@ -35,7 +35,8 @@ from tests.fixtures_audio import words
 from tests.measure_wakeword import SPEAKERS
 from tests.real_speech import Clip, glue, labels, load, shared
 from voiceagent.audio import STT_RATE, Audio, concat
-from voiceagent.config import Config, config_from_dict
+from voiceagent.config import Config
+from voiceagent.config_file import config_from_dict
 from voiceagent.modes import wake_gate
 from voiceagent.sound.recorder import MicRecorder
 from voiceagent.speech.drafts import Drafts
@@ -266,6 +267,7 @@ def main() -> None:
     start = time.monotonic()
     stt = drafts = None
     if not args.no_hearing:
+        from voiceagent.front_end import KIOSK
         from voiceagent.intents import LocalCommands
         from voiceagent.speech.stt import WhisperTranscriber
         from voiceagent.tools import ToolContext, build_tools
@@ -274,7 +276,7 @@ def main() -> None:
         whisper = WhisperTranscriber(config.stt, config.models_dir)
         data = tempfile.mkdtemp(prefix="wake-tools-")
         box = build_tools(config_from_dict({"paths": {"data_dir": data}}),
-                          ToolContext(Path(data), "kiosk"))
+                          ToolContext(Path(data), KIOSK))
         local = LocalCommands(box.registry)
 
         def stt(audio: Audio) -> str:

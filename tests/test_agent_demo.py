@@ -10,7 +10,7 @@ from voiceagent.agent.demo import MARK, DemoChat
 from voiceagent.agent.events import Events
 from voiceagent.agent.loop import Agent
 from voiceagent.agent.tools import ToolRegistry
-from voiceagent.config import config_from_dict
+from voiceagent.config_file import config_from_dict
 from voiceagent.tools import ToolContext, build_tools
 
 

@@ -209,14 +209,15 @@ def test_after_a_local_command_the_server_caches_the_conversation(tmp_path: Path
 
 def test_only_a_long_running_front_end_on_a_local_server_keeps_warm() -> None:
     from voiceagent.build import keeps_warm
-    from voiceagent.config import config_from_dict
+    from voiceagent.config_file import config_from_dict
+    from voiceagent.front_end import ASK, KIOSK, PTT, WYOMING
 
     local = config_from_dict({})
-    assert keeps_warm(local, "kiosk") and keeps_warm(local, "wyoming")
-    assert not keeps_warm(local, "ask")  # it exits at once
-    assert not keeps_warm(config_from_dict({"llm": {"provider": "openai"}}), "kiosk")  # paid
+    assert keeps_warm(local, KIOSK) and keeps_warm(local, WYOMING)
+    assert not keeps_warm(local, ASK)  # it exits at once
+    assert not keeps_warm(config_from_dict({"llm": {"provider": "openai"}}), KIOSK)  # paid
     assert not keeps_warm(config_from_dict({"llm": {"provider": "ollama",
-                                                    "api_key_env": "MY_KEY"}}), "ptt")
+                                                    "api_key_env": "MY_KEY"}}), PTT)
 
 
 def test_an_amount_heard_as_a_guess_is_never_acted_on(tmp_path: Path) -> None:
@@ -231,7 +232,7 @@ def test_an_amount_heard_as_a_guess_is_never_acted_on(tmp_path: Path) -> None:
     sure = Transcript("What time is it?", words=(("What", 0.99), ("time", 0.99),
                                                  ("is", 0.99), ("it?", 0.99)))
     from voiceagent.agent.messages import ToolCall
-    from voiceagent.config import load_config
+    from voiceagent.config_file import load_config
     from voiceagent.tools import ToolContext, build_tools
 
     model = ScriptedChatModel().enqueue(calls(("set_timer", {"duration": "2 hours"})))

@@ -10,7 +10,7 @@ import pytest
 
 from voiceagent.bench.report import word_errors
 from voiceagent.bench.run import QUESTIONS_DIR, load_questions, run_bench
-from voiceagent.config import config_from_dict
+from voiceagent.config_file import config_from_dict
 
 
 def test_word_errors_count_substitutions_deletions_and_insertions() -> None:

@@ -18,7 +18,7 @@ from voiceagent.bench.live import EventClock, LiveOptions, run_live
 from voiceagent.bench.live_report import ratios, typical_turns
 from voiceagent.bench.onset import FRAME_S, first_sound, speech_span
 from voiceagent.bench.run import QUESTIONS_DIR
-from voiceagent.config import config_from_dict
+from voiceagent.config_file import config_from_dict
 
 RATE = 16000
 ALIGN_S = 0.05

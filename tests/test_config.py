@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from voiceagent.config import Config, default_toml, find_config, load_config
+from voiceagent.config import Config
+from voiceagent.config_file import default_toml, find_config, load_config
 from voiceagent.errors import ConfigError
 
 REPO = Path(__file__).resolve().parent.parent

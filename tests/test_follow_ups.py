@@ -15,7 +15,8 @@ from voiceagent.agent.loop import Agent
 from voiceagent.agent.messages import Message, ToolCall
 from voiceagent.agent.outcome import Outcome
 from voiceagent.agent.tools import ToolRegistry
-from voiceagent.config import AgentConfig, load_config
+from voiceagent.config import AgentConfig
+from voiceagent.config_file import load_config
 from voiceagent.intents import LocalCommands
 from voiceagent.testing import ScriptedChatModel
 from voiceagent.tools import ToolContext, build_tools

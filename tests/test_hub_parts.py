@@ -17,7 +17,7 @@ from wyoming.info import Describe, Info, Satellite
 from wyoming.pipeline import PipelineStage, RunPipeline
 from wyoming.satellite import RunSatellite
 
-from voiceagent.config import config_from_dict
+from voiceagent.config_file import config_from_dict
 from voiceagent.errors import ConfigError
 from voiceagent.hub.discovery import Place, parse_satellites, place_of, room_name, same_address
 from voiceagent.hub.link import SatelliteLink

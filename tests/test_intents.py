@@ -14,7 +14,8 @@ import pytest
 
 from voiceagent.agent.messages import ToolCall
 from voiceagent.agent.tools import Tool, ToolRegistry, tool
-from voiceagent.config import config_from_dict
+from voiceagent.config_file import config_from_dict
+from voiceagent.front_end import PTT
 from voiceagent.intents import LocalCommands, LocalMatch
 from voiceagent.tools import FAMILIES, Toolbox, ToolContext, build_tools
 
@@ -22,7 +23,7 @@ from voiceagent.tools import FAMILIES, Toolbox, ToolContext, build_tools
 def _box(data_dir: Path, enabled: list[str]) -> Toolbox:
     config = config_from_dict({"paths": {"data_dir": str(data_dir)},
                                "tools": {"enabled": enabled, "timezone": "UTC"}})
-    return build_tools(config, ToolContext(data_dir, "ptt"))
+    return build_tools(config, ToolContext(data_dir, PTT))
 
 
 @pytest.fixture(scope="module")

@@ -13,6 +13,7 @@ import pytest
 from voiceagent import modes
 from voiceagent.config import AudioConfig, Config, TriggerConfig
 from voiceagent.errors import DeviceError
+from voiceagent.front_end import DAEMON, PTT
 from voiceagent.testing import RecordingPlayer
 from voiceagent.triggers import LineKeys, TerminalKeys
 
@@ -24,7 +25,7 @@ def config(**trigger: str) -> Config:
 def test_the_daemon_without_a_usable_keyboard_falls_back_to_stdin_lines(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    source = modes._key_source(config(evdev_key="KEY_NOPE"), "daemon", None)
+    source = modes._key_source(config(evdev_key="KEY_NOPE"), DAEMON, None)
     assert type(source) is LineKeys
     assert "unknown key 'KEY_NOPE'" in caplog.text
     assert "falling back to key presses from stdin" in caplog.text
@@ -33,13 +34,13 @@ def test_the_daemon_without_a_usable_keyboard_falls_back_to_stdin_lines(
 def test_push_to_talk_reads_the_terminal_only_when_stdin_is_one(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    assert type(modes._key_source(config(), "ptt", None)) is LineKeys  # pytest's stdin: no tty
+    assert type(modes._key_source(config(), PTT, None)) is LineKeys  # pytest's stdin: no tty
     leader, follower = pty.openpty()
     try:
         with os.fdopen(follower, "r") as terminal:
             monkeypatch.setattr("sys.stdin", terminal)
-            assert type(modes._key_source(config(), "ptt", None)) is TerminalKeys
-            assert type(modes._key_source(config(), "ptt", "lines")) is LineKeys
+            assert type(modes._key_source(config(), PTT, None)) is TerminalKeys
+            assert type(modes._key_source(config(), PTT, "lines")) is LineKeys
     finally:
         os.close(leader)
 
@@ -86,3 +87,13 @@ def test_stop_interrupts_the_running_answer() -> None:
     assert interrupted.is_set()
 
 
+
+
+def test_every_run_mode_is_a_front_end_and_a_config_choice() -> None:
+    """[trigger] mode and --mode name the FrontEnd values `run` builds, and only those."""
+    from voiceagent.front_end import RUN_MODES
+
+    choices = next(f for f in dataclasses.fields(TriggerConfig) if f.name == "mode")
+    assert set(choices.metadata["choices"]) == set(RUN_MODES)
+    assert [f.name for f in RUN_MODES.values() if f.hands_free] == ["kiosk"]
+    assert {f.keys for f in RUN_MODES.values()} == {"terminal", "evdev", ""}

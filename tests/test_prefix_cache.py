@@ -19,9 +19,11 @@ from voiceagent.agent.example import worked_example
 from voiceagent.agent.loop import Agent
 from voiceagent.agent.messages import Message
 from voiceagent.agent.wire_openai import OpenAIChat
-from voiceagent.config import Config, config_from_dict
-from voiceagent.llm_server import LLMServer
-from voiceagent.prompt_cache import describe, prime
+from voiceagent.build import prompt_of
+from voiceagent.config import Config
+from voiceagent.config_file import config_from_dict
+from voiceagent.llm.prompt_cache import describe, prime
+from voiceagent.llm.server import LLMServer
 from voiceagent.tools import ToolContext, build_tools
 
 QUESTION = "What is seventeen plus twenty-five?"
@@ -67,17 +69,17 @@ def test_a_cold_server_restores_the_saved_prefix_instead_of_prefilling_it(
     with ExitStack() as stack:
         slot_server.start()
         agent = _agent(config, slot_server.base_url, stack)
-        prefix = describe(slot_server, agent)
+        prefix = describe(slot_server, prompt_of(agent), agent.model)
         assert prefix is not None and prefix.tokens > 300
 
         cold = _prompt_n(slot_server, agent, QUESTION)
-        assert prime(slot_server, agent) == "saved"
+        assert prime(slot_server, prompt_of(agent), agent.model) == "saved"
         assert slot_server.slot_dir is not None
         assert (slot_server.slot_dir / prefix.filename).is_file()
         warm = _prompt_n(slot_server, agent, QUESTION)
 
         slot_server.restart()  # a fresh process: nothing cached in memory
-        assert prime(slot_server, agent) == "restored"
+        assert prime(slot_server, prompt_of(agent), agent.model) == "restored"
         restored = _prompt_n(slot_server, agent, QUESTION)
 
     assert cold >= prefix.tokens  # the whole prefix was prefilled the first time
@@ -91,11 +93,9 @@ def test_the_prefix_is_byte_stable_and_keyed_by_what_is_in_it(
     gets another file."""
     with ExitStack() as stack:
         slot_server.start()
-        first = describe(slot_server, _agent(config, slot_server.base_url, stack))
-        second = describe(slot_server, _agent(config, slot_server.base_url, stack))
-        other_agent = _agent(config, slot_server.base_url, stack)
-        other_agent.config = dataclasses.replace(other_agent.config, system_prompt="Be brief.")
-        other = describe(slot_server, other_agent)
+        agents = [_agent(config, slot_server.base_url, stack) for _ in range(3)]
+        agents[2].config = dataclasses.replace(agents[2].config, system_prompt="Be brief.")
+        first, second, other = (describe(slot_server, prompt_of(a), a.model) for a in agents)
     assert first is not None and second is not None and other is not None
     assert first == second
     assert other.filename != first.filename and other.tokens < first.tokens

@@ -19,10 +19,11 @@ from voiceagent.agent.deferred import DeferredChat
 from voiceagent.agent.demo import MARK
 from voiceagent.agent.messages import Message, Reply
 from voiceagent.agent.session import SessionStore
-from voiceagent.build import build_chat
 from voiceagent.config import Config, LLMConfig, PathsConfig
+from voiceagent.connect import build_chat
 from voiceagent.errors import ChatError, ModelError, ServerDown
-from voiceagent.llm_server import ensure_server, probe
+from voiceagent.llm.discovery import ensure_server
+from voiceagent.llm.health import probe
 from voiceagent.testing import (
     FakeClock,
     FakeLLMServer,

@@ -41,7 +41,7 @@ def small_disks(tmp_path: Path) -> Iterator[list[Path]]:
 
 
 def llm_server_pids(parent: int) -> list[int]:
-    """The kiosk's embedded server children (python -m voiceagent.llm_server)."""
+    """The kiosk's embedded server children (python -m voiceagent.llm.host)."""
     found = []
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
@@ -49,7 +49,7 @@ def llm_server_pids(parent: int) -> list[int]:
             cmdline = (stat.parent / "cmdline").read_bytes()
         except (OSError, ValueError, IndexError):
             continue
-        if ppid == parent and b"voiceagent.llm_server" in cmdline:
+        if ppid == parent and b"voiceagent.llm.host" in cmdline:
             found.append(int(stat.parent.name))
     return found
 

@@ -210,7 +210,8 @@ def real_drafts(transcriber):
     """Drafts as the kiosk builds them: the bundled Whisper, smart-turn and local commands."""
     import tempfile
 
-    from voiceagent.config import config_from_dict
+    from voiceagent.config_file import config_from_dict
+    from voiceagent.front_end import KIOSK
     from voiceagent.intents import LocalCommands
     from voiceagent.speech.turn import load_turn_model
     from voiceagent.tools import ToolContext, build_tools
@@ -218,7 +219,7 @@ def real_drafts(transcriber):
     config = Config()
     with tempfile.TemporaryDirectory() as data:
         box = build_tools(config_from_dict({"paths": {"data_dir": data}}),
-                          ToolContext(Path(data), "kiosk"))
+                          ToolContext(Path(data), KIOSK))
         local = LocalCommands(box.registry)
         yield Drafts(transcriber, load_turn_model(config.audio.turn_model, config.models_dir),
                      threshold=config.audio.turn_threshold,

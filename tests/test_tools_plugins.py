@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from voiceagent.agent.messages import ToolCall
-from voiceagent.config import config_from_dict
+from voiceagent.config_file import config_from_dict
+from voiceagent.front_end import ASK, KIOSK, PTT
 from voiceagent.testing import FakeClock
 from voiceagent.tools import FAMILIES, ToolContext, build_tools
 from voiceagent.tools.timer_store import Timers
@@ -18,9 +19,9 @@ DATA = Path(__file__).parent / "data"
 SERVER = str(DATA / "mcp_echo_server.py")
 
 
-def build(tmp_path, mode="ptt", **tools):
+def build(tmp_path, front_end=PTT, **tools):
     config = config_from_dict({"paths": {"data_dir": str(tmp_path)}, "tools": tools})
-    box = build_tools(config, ToolContext(tmp_path, mode))
+    box = build_tools(config, ToolContext(tmp_path, front_end))
     return box
 
 
@@ -52,8 +53,8 @@ def test_only_enabled_families_and_unknown_ones_warned(tmp_path, boxes):
 
 
 def test_shell_is_left_out_in_kiosk_mode_unless_configured(tmp_path, boxes):
-    kiosk = build(tmp_path, "kiosk", enabled=["shell"])
-    allowed = build(tmp_path / "b", "kiosk", enabled=["shell"], shell_in_kiosk=True)
+    kiosk = build(tmp_path, KIOSK, enabled=["shell"])
+    allowed = build(tmp_path / "b", KIOSK, enabled=["shell"], shell_in_kiosk=True)
     boxes += [kiosk, allowed]
     assert "run_command" not in kiosk.registry and "kiosk" in kiosk.warnings[0]
     assert "run_command" in allowed.registry
@@ -66,7 +67,7 @@ def test_list_names_and_aliases_feed_vocabulary(tmp_path, boxes):
     assert box.vocabulary == ["hardware", "groceries", "shopping"]
 
 
-def test_only_a_context_that_fires_timers_announces_them(tmp_path, boxes):
+def test_only_a_toolbox_told_to_ring_timers_announces_them(tmp_path, boxes):
     past = Timers(tmp_path / "timers.json", FakeClock(time.time() - 7200))
     [set_timer] = [t for t in make_tools(past) if t.name == "set_timer"]
     set_timer.func(duration="1 hour", label="soup")  # its clock is 2 h behind: overdue now
@@ -79,15 +80,15 @@ def test_only_a_context_that_fires_timers_announces_them(tmp_path, boxes):
         heard.append(text)
         said.set()
 
-    one_shot = build_tools(config, ToolContext(tmp_path, "ask", announce=announce))
+    one_shot = build_tools(config, ToolContext(tmp_path, ASK))
     boxes.append(one_shot)
     assert one_shot.registry.run(ToolCall("1", "list_timers", {})).pair[0].startswith(
         "Your 1 hour soup timer has ")
     one_shot.close()
     assert heard == []
-    running = build_tools(config, ToolContext(tmp_path, "ptt", announce=announce,
-                                              fires_timers=True))
+    running = build_tools(config, ToolContext(tmp_path, PTT))
     boxes.append(running)
+    running.ring_timers(announce)
     assert said.wait(10)
     assert heard == ["Your 1 hour soup timer went off while I was not running."]
 

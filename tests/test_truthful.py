@@ -13,7 +13,8 @@ import pytest
 from voiceagent.agent.events import Events
 from voiceagent.agent.loop import Agent, TurnResult
 from voiceagent.agent.messages import ToolCall
-from voiceagent.config import AgentConfig, load_config
+from voiceagent.config import AgentConfig
+from voiceagent.config_file import load_config
 from voiceagent.language import say
 from voiceagent.language.topics import topics_of
 from voiceagent.testing import ScriptedChatModel, calls

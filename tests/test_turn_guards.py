@@ -16,7 +16,8 @@ from voiceagent.agent.grounding import clearly_asked_to_destroy, unsaid_words
 from voiceagent.agent.loop import Agent, TurnResult
 from voiceagent.agent.messages import Message
 from voiceagent.agent.spoken import Facts, unspeakable
-from voiceagent.config import AgentConfig, load_config
+from voiceagent.config import AgentConfig
+from voiceagent.config_file import load_config
 from voiceagent.errors import ServerDown
 from voiceagent.language import say
 from voiceagent.testing import ScriptedChatModel, calls

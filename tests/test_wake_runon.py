@@ -13,7 +13,7 @@ import pytest
 from tests.fixtures_audio import words
 from tests.real_speech import COPIED, Clip, glue, load
 from voiceagent.audio import Audio, concat
-from voiceagent.config import config_from_dict
+from voiceagent.config_file import config_from_dict
 from voiceagent.modes import wake_gate
 from voiceagent.sound.recorder import MicRecorder
 from voiceagent.speech.wakeword import WakeWord

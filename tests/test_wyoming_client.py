@@ -19,7 +19,8 @@ from wyoming.event import Event
 from tests.wyoming_servers import describe, free_port
 from voiceagent.assistant import TurnOutcome
 from voiceagent.audio import Audio
-from voiceagent.config import Config, config_from_dict
+from voiceagent.config import Config
+from voiceagent.config_file import config_from_dict
 from voiceagent.errors import ConfigError, VoiceAgentError
 from voiceagent.testing import FakeSynthesizer, FakeTranscriber
 from voiceagent.wyoming.client import RemoteSynthesizer, RemoteTranscriber, check_remotes

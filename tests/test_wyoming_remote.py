@@ -17,7 +17,8 @@ from tests.fixtures_audio import words
 from tests.wyoming_servers import QUESTIONS, REPO, free_port, running
 from voiceagent.audio import Audio, concat, read_wav
 from voiceagent.build import build_synthesizer, build_transcriber
-from voiceagent.config import Config, config_from_dict
+from voiceagent.config import Config
+from voiceagent.config_file import config_from_dict
 from voiceagent.models import piper_voice, whisper_dir
 from voiceagent.wyoming.client import RemoteSynthesizer, RemoteTranscriber, check_remotes
 

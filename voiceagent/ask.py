@@ -10,6 +10,7 @@ from voiceagent.assistant import TurnOutcome
 from voiceagent.audio import load_audio
 from voiceagent.build import build_assistant, build_synthesizer
 from voiceagent.config import Config
+from voiceagent.front_end import ASK
 from voiceagent.ports import Player, Synthesizer
 from voiceagent.speaking import NoSpeech
 from voiceagent.view import LogView, setup_logging
@@ -38,7 +39,7 @@ def ask(
         player, synthesizer = _output(config, stack, out=out, speak=speak)
         audio = load_audio(wav) if wav else None
         assistant = build_assistant(
-            config, stack, mode="ask", player=player, events=events, synthesizer=synthesizer,
+            config, stack, front_end=ASK, player=player, events=events, synthesizer=synthesizer,
             approve=terminal_approver if sys.stdin.isatty() else None,
             with_transcriber=audio is not None, lazy_model=True,
         )

@@ -9,7 +9,6 @@ from __future__ import annotations
 import logging
 import re
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -36,14 +35,10 @@ from voiceagent.agent.session import SessionStore, bound
 from voiceagent.audio import Audio
 from voiceagent.language import say, tell_model
 from voiceagent.ports import Player, Synthesizer, Transcriber, Transcript
-from voiceagent.speaking import SpeechOutput
+from voiceagent.speaking import SpeechOutput, speak
 from voiceagent.speech.unsure import unsure_amount
 
 log = logging.getLogger(__name__)
-
-Recover = Callable[[], bool]
-"""Brings a dead model server back; True means it was restarted (the loop then retries)."""
-
 
 @dataclass
 class TurnOutcome:
@@ -74,6 +69,8 @@ class Assistant:
         player: Player,
         events: Events,
         transcriber: Transcriber | None = None,
+        keep_warm: bool = False,
+        forget: threading.Event | None = None,
     ) -> None:
         self.agent = agent
         self.session = session
@@ -85,11 +82,13 @@ class Assistant:
         self._speaking_lock = threading.Lock()
         self._cancel = threading.Event()
         self._speech: SpeechOutput | None = None
-        self._reset_requested = False
+        self._forget = forget or threading.Event()
+        """Set (by the conversation tool, through request_reset) to forget the conversation
+        at the end of the turn, so the tool result stays consistent with the history."""
         self._warm_history: tuple[Message, ...] = ()
         self._warm_due = threading.Event()
         self._warmer: threading.Thread | None = None
-        self.keep_warm = False
+        self.keep_warm = keep_warm
         """After a turn the model never saw (a local command), have the server cache the
         conversation in the background, so the next question to the model does not wait for
         it (a long-running front end sets this; a one-shot ask exits at once)."""
@@ -144,13 +143,11 @@ class Assistant:
 
     def speak_now(self, text: str) -> None:
         """Speak `text` at once, from inside a turn (an approval question)."""
-        speech = SpeechOutput(self.synthesizer, self.player, self.events)
-        speech.say(text)
-        speech.finish()
+        speak(self.synthesizer, self.player, self.events, text)
 
     def request_reset(self) -> None:
         """Forget the conversation at the end of this turn (the tool result stays consistent)."""
-        self._reset_requested = True
+        self._forget.set()
 
     def _begin(self, t0: float | None, *, source: str) -> Recording:
         self._cancel.clear()
@@ -227,8 +224,8 @@ class Assistant:
             self.agent.warm_up(self._warm_history)
 
     def _save(self, new_messages: list[Message]) -> None:
-        if self._reset_requested:
-            self._reset_requested = False
+        if self._forget.is_set():
+            self._forget.clear()
             self.history = []
         else:
             self.history = bound(self.history + list(new_messages), self.session.max_turns,

@@ -11,8 +11,10 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from voiceagent.config import Config, find_config, load_config
+from voiceagent.config import Config
+from voiceagent.config_file import find_config, load_config
 from voiceagent.errors import VoiceAgentError
+from voiceagent.front_end import RUN_MODES
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -25,7 +27,7 @@ def _parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     run = sub.add_parser("run", help="the assistant")
-    run.add_argument("--mode", choices=("ptt", "kiosk", "daemon"), help="default: [trigger] mode")
+    run.add_argument("--mode", choices=tuple(RUN_MODES), help="default: [trigger] mode")
     run.add_argument("--keys", choices=("terminal", "stdin", "evdev"),
                      help="where key presses come from (default: by mode)")
 
@@ -204,9 +206,10 @@ def cmd_models(args: argparse.Namespace, config: Config) -> int:
 
 
 def cmd_server(args: argparse.Namespace, config: Config) -> int:
-    from voiceagent.llm_server import serve_forever
+    from voiceagent.build import prime_for_asks
+    from voiceagent.llm.discovery import serve_forever
 
-    serve_forever(config)
+    serve_forever(config, ready=lambda server: prime_for_asks(config, server))
     return 0
 
 

@@ -1,4 +1,5 @@
-"""Configuration: one frozen dataclass per TOML table, loaded and checked by `load_config`.
+"""Configuration: one frozen dataclass per TOML table (config_file.py finds, loads and writes
+the file; toml_tables.py checks each key against these fields).
 
 Every field has a default and a docstring-like `doc`; `config.toml` at the repo root documents
 the same keys. A wrong key, type or value is one `ConfigError` line naming the file, the key,
@@ -7,16 +8,10 @@ what was expected and what was found.
 
 from __future__ import annotations
 
-import dataclasses
 import os
-import tomllib
-import types
-import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-from voiceagent.errors import ConfigError
 
 DEFAULT_SYSTEM_PROMPT = (
     "You are a helpful voice assistant running offline on the user's own computer. "
@@ -322,153 +317,3 @@ class Config:
         if (root / "pyproject.toml").is_file() and (root / "models").is_dir():
             return root / "models"  # running from a checkout: install.sh assembles here
         return self.data_dir / "models"
-
-
-def find_config(explicit: str | None) -> Path | None:
-    """--config PATH, $VOICEAGENT_CONFIG, ./config.toml, $XDG_CONFIG_HOME/voiceagent/config.toml."""
-    if explicit:
-        return Path(explicit)
-    env = os.environ.get("VOICEAGENT_CONFIG")
-    if env:
-        return Path(env)
-    local = Path("config.toml")
-    if local.is_file():
-        return local
-    xdg = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    user = Path(xdg) / "voiceagent" / "config.toml"
-    return user if user.is_file() else None
-
-
-def load_config(path: str | Path | None = None) -> Config:
-    """Read and check a config file; None means built-in defaults."""
-    if path is None:
-        return Config()
-    path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: config file not found") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-    return config_from_dict(data, str(path))
-
-
-def config_from_dict(data: dict[str, Any], source: str = "<dict>") -> Config:
-    """Build a Config from parsed TOML, naming `source` in every error."""
-    config = _build(Config, {k: v for k, v in data.items()}, source, "")
-    return dataclasses.replace(config, source=source)
-
-
-def _build(cls: Any, data: Any, source: str, where: str) -> Any:
-    if not isinstance(data, dict):
-        raise ConfigError(f"{source}: {where or 'top level'}: expected a table, "
-                          f"found {_found(data)}")
-    fields = {f.name: f for f in dataclasses.fields(cls) if f.name != "source"}
-    hints = typing.get_type_hints(cls)
-    values: dict[str, Any] = {}
-    for key, raw in data.items():
-        label = f"{where}.{key}" if where else key
-        if key not in fields:
-            known = ", ".join(fields)
-            what = f"[{where}]" if where else "top level"
-            raise ConfigError(f"{source}: unknown key {label!r} in {what}; known keys: {known}")
-        values[key] = _convert(hints[key], raw, fields[key], source, label)
-    return cls(**values)
-
-
-def _convert(hint: Any, raw: Any, f: dataclasses.Field, source: str, label: str) -> Any:
-    if dataclasses.is_dataclass(hint):
-        return _build(hint, raw, source, label)
-    origin = typing.get_origin(hint)
-    args = typing.get_args(hint)
-    if origin is list:
-        if not isinstance(raw, list):
-            _type_error(source, label, "a list", raw)
-        item = args[0]
-        if dataclasses.is_dataclass(item):
-            return [_build(item, r, source, f"{label}[{i}]") for i, r in enumerate(raw)]
-        if not all(isinstance(r, str) for r in raw):
-            _type_error(source, label, "a list of strings", raw)
-        return list(raw)
-    if origin is dict:
-        if not isinstance(raw, dict) or not all(isinstance(v, str) for v in raw.values()):
-            _type_error(source, label, "a table of strings", raw)
-        return dict(raw)
-    if origin in (typing.Union, types.UnionType):
-        if not any(isinstance(raw, a) and not isinstance(raw, bool) for a in args):
-            _type_error(source, label, " or ".join(_type_name(a) for a in args), raw)
-        return raw
-    if hint is float and isinstance(raw, int) and not isinstance(raw, bool):
-        raw = float(raw)
-    if not isinstance(raw, hint) or (hint is not bool and isinstance(raw, bool)):
-        _type_error(source, label, _type_name(hint), raw)
-    choices, minimum = f.metadata.get("choices"), f.metadata.get("min")
-    if choices and raw not in choices:
-        raise ConfigError(f"{source}: {label}: expected one of {', '.join(map(str, choices))}, "
-                          f"found {raw!r}")
-    if minimum is not None and raw < minimum:
-        raise ConfigError(f"{source}: {label}: expected a number >= {minimum:g}, found {raw!r}")
-    return raw
-
-
-def _type_name(t: Any) -> str:
-    return {str: "a string", int: "an integer", float: "a number", bool: "true or false"}.get(
-        t, getattr(t, "__name__", str(t))
-    )
-
-
-def _found(raw: Any) -> str:
-    kind = {str: "string", int: "integer", float: "number", bool: "boolean", list: "list",
-            dict: "table"}.get(type(raw), type(raw).__name__)
-    return f"{raw!r} ({kind})"
-
-
-def _type_error(source: str, label: str, expected: str, raw: Any) -> typing.NoReturn:
-    raise ConfigError(f"{source}: {label}: expected {expected}, found {_found(raw)}")
-
-
-def default_toml() -> str:
-    """config.toml with every key at its default and its documentation (kept in sync by a
-    test, so a new key cannot go undocumented)."""
-    lines = [
-        "# voiceagent configuration: every key, at its default, with what it does.",
-        "# Found in this order: --config PATH, $VOICEAGENT_CONFIG, ./config.toml,",
-        "# $XDG_CONFIG_HOME/voiceagent/config.toml, else built-in defaults.",
-        "# A wrong key, type or value stops voiceagent with one line naming it.",
-    ]
-    defaults = Config()
-    for table in dataclasses.fields(Config):
-        if table.name == "source":
-            continue
-        section = getattr(defaults, table.name)
-        about = (type(section).__doc__ or "").strip().split(": ", 1)[-1]
-        lines += ["", f"[{table.name}]", f"# {about}"]
-        for f in dataclasses.fields(section):
-            value = getattr(section, f.name)
-            lines.append(f"# {f.metadata['doc']}")
-            if f.name == "mcp":
-                lines += [
-                    "# [[tools.mcp]]",
-                    '# name = "files"',
-                    '# command = "npx"',
-                    '# args = ["-y", "@modelcontextprotocol/server-filesystem", "/home/pi"]',
-                ]
-                continue
-            lines.append(f"{f.name} = {_toml_value(value)}")
-    return "\n".join(lines) + "\n"
-
-
-def _toml_value(value: Any) -> str:
-    import json
-
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return repr(value)
-    if isinstance(value, str):
-        return json.dumps(value)
-    if isinstance(value, list):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{ " + ", ".join(f"{k} = {_toml_value(v)}" for k, v in value.items()) + " }"
-    raise TypeError(f"cannot write {value!r} as TOML")

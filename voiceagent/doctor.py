@@ -67,7 +67,7 @@ def _devices(config: Config) -> str:
 
 
 def _llm(config: Config) -> str:
-    from voiceagent.build import build_chat
+    from voiceagent.connect import build_chat
 
     with ExitStack() as stack:
         chat = build_chat(config, stack, allow_demo=False)

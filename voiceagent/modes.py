@@ -9,6 +9,7 @@ are checked first, so a missing one is reported within seconds, before any model
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 import signal
 import sys
@@ -18,10 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from voiceagent.agent.events import Events
-from voiceagent.build import build_assistant, build_synthesizer
-from voiceagent.config import Config, load_config
+from voiceagent.build import build_assistant, build_parts, build_synthesizer
+from voiceagent.config import Config
+from voiceagent.config_file import load_config
 from voiceagent.errors import DeviceError, VoiceAgentError
+from voiceagent.front_end import RUN_MODES, FrontEnd
 from voiceagent.frontends import KeyedFrontEnd, KioskFrontEnd, Replies, VoiceApprover
+from voiceagent.speaking import speak
 from voiceagent.triggers import EvdevKeys, KeySource, LineKeys, TerminalKeys
 from voiceagent.view import LogView, TerminalView, setup_logging
 
@@ -57,8 +61,9 @@ def run_mode(config: Config, *, mode: str, keys: str | None, verbose: bool,
     signal.signal(signal.SIGTERM, on_stop)
     signal.signal(signal.SIGINT, on_stop)
     signal.signal(signal.SIGHUP, on_hup)
+    front_end = RUN_MODES[mode]
     while True:
-        _run_once(config, mode=mode, keys=keys, verbose=verbose, stop=stop)
+        _run_once(config, front_end=front_end, keys=keys, verbose=verbose, stop=stop)
         if not reload.is_set():
             return 0
         reload.clear()
@@ -66,41 +71,43 @@ def run_mode(config: Config, *, mode: str, keys: str | None, verbose: bool,
         config = fresh[0]
 
 
-def _run_once(config: Config, *, mode: str, keys: str | None, verbose: bool,
+def _run_once(config: Config, *, front_end: FrontEnd, keys: str | None, verbose: bool,
               stop: threading.Event) -> None:
     from voiceagent.sound.player import SoundPlayer
     from voiceagent.sound.recorder import MicRecorder
 
     events = Events()
-    interactive = mode == "ptt" and sys.stdout.isatty()
+    interactive = front_end.view and sys.stdout.isatty()
     view = TerminalView(key_hint=config.trigger.key) if interactive else None
     events.subscribe(view if view is not None else LogView(verbose))
     with ExitStack() as stack:
         player = SoundPlayer(config.audio)
         stack.callback(player.stop)
         listening = config.audio
-        if mode == "kiosk" and config.trigger.wake_word:  # the gate keeps the name from the
-            listening = dataclasses.replace(listening, pause_grace_ms=0)  # cutter: no grace
+        if front_end.hands_free and config.trigger.wake_word:  # the gate keeps the name from
+            listening = dataclasses.replace(listening, pause_grace_ms=0)  # the cutter: no grace
         recorder = MicRecorder(listening, on_level=view.level if view else None)
         stack.callback(recorder.close)
-        check_devices(config, recorder, keep_open=mode != "kiosk")  # before models load
+        check_devices(config, recorder, keep_open=not front_end.hands_free)  # before models load
         synthesizer = build_synthesizer(config)
+        parts = build_parts(config, stack, front_end=front_end)
         replies = Replies(config.audio.listen_timeout_s)  # the kiosk's mic has one reader
-        approver = VoiceApprover(replies if mode == "kiosk" else recorder)
-        assistant = build_assistant(config, stack, mode=mode, player=player, events=events,
-                                    synthesizer=synthesizer, approve=approver, standby=True)
-        approver.assistant = assistant
+        approver = VoiceApprover(replies if front_end.hands_free else recorder, parts.transcriber,
+                                 functools.partial(speak, synthesizer, player, events))
+        assistant = build_assistant(config, stack, front_end=front_end, parts=parts,
+                                    player=player, events=events, synthesizer=synthesizer,
+                                    approve=approver, standby=True)
         threading.Thread(target=assistant.agent.warm_up, name="warm-up", daemon=True).start()
         watcher = threading.Thread(target=_interrupt_on_stop, args=(stop, assistant.interrupt),
                                    daemon=True)
         watcher.start()
-        log.info("voiceagent %s mode ready (config: %s)", mode, config.source)
-        if mode == "kiosk":
-            _kiosk(config, assistant, recorder, player, replies).run(stop)
+        log.info("voiceagent %s mode ready (config: %s)", front_end.name, config.source)
+        if front_end.hands_free:
+            build_kiosk(config, assistant, recorder, player, replies).run(stop)
             return
         early_end(config, assistant, recorder)
         recorder.open()  # one stream kept open: no device start-up lost at each key press
-        source = _key_source(config, mode, keys)
+        source = _key_source(config, front_end, keys)
         stack.callback(source.close)
         from voiceagent.sound.player import SoundPlayer
 
@@ -109,8 +116,8 @@ def _run_once(config: Config, *, mode: str, keys: str | None, verbose: bool,
                       chime=chime).run(stop)
 
 
-def _kiosk(config: Config, assistant: Any, recorder: Any, player: Any,
-           replies: Replies) -> KioskFrontEnd:
+def build_kiosk(config: Config, assistant: Any, recorder: Any, player: Any,
+                replies: Replies) -> KioskFrontEnd:
     """The kiosk: the echo canceller and the wake gate become the recorder's per-block
     processors, in that order; the player's tap feeds the canceller what was played."""
     from voiceagent.sound.player import SoundPlayer
@@ -222,9 +229,9 @@ def _interrupt_on_stop(stop: threading.Event, interrupt: Any) -> None:
     interrupt()
 
 
-def _key_source(config: Config, mode: str, keys: str | None) -> KeySource:
+def _key_source(config: Config, front_end: FrontEnd, keys: str | None) -> KeySource:
     """Terminal keys for ptt, /dev/input for the daemon; stdin lines when neither works."""
-    choice = keys or ("evdev" if mode == "daemon" else "terminal")
+    choice = keys or front_end.keys or "terminal"
     if choice == "evdev":
         try:
             return EvdevKeys(config.trigger.evdev_key)

@@ -124,6 +124,14 @@ class SpeechOutput:
         self._cancelled.set()
 
 
+def speak(synthesizer: Synthesizer, player: Player, events: Events, text: str) -> None:
+    """Speak `text` now and wait until it has played: a sentence outside an answer's stream
+    (a timer going off, an approval question asked inside a turn)."""
+    speech = SpeechOutput(synthesizer, player, events)
+    speech.say(text)
+    speech.finish()
+
+
 class NoSpeech:
     """A Synthesizer that says nothing (`ask --no-speak`): the answer is only printed."""
 

@@ -1,4 +1,6 @@
-"""Tools: plain functions become tools (schema from signature, hints and docstring).
+"""The tool registry: the tools the model may call, and the one place a call is validated and
+run (a tool itself, and @tool that makes one from a plain function, are in tool_def.py; both
+are importable from here, as plugins do).
 
 A tool's failures never raise into the loop: unknown names, bad JSON, schema violations and
 exceptions all come back as a short text written for the model, naming the parameter and the
@@ -7,180 +9,21 @@ valid values, so the model can fix its call.
 
 from __future__ import annotations
 
-import inspect
 import re
-import types
-import typing
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any, Literal, get_args, get_origin
+from collections.abc import Iterable
+from typing import Any
 
 import jsonschema
 
 from voiceagent.agent.messages import ToolCall, ToolSpec
 from voiceagent.agent.outcome import Outcome
+from voiceagent.agent.tool_def import Tool, tool
 from voiceagent.errors import ToolError
+
+__all__ = ["DEFAULT_RESULT_CHARS", "Tool", "ToolRegistry", "tool", "truncate"]
 
 DEFAULT_RESULT_CHARS = 1500
 """Results are re-sent on every later step, so they are kept short."""
-
-
-@dataclass(frozen=True)
-class Tool:
-    """A JSON Schema plus the function that does the work."""
-
-    name: str
-    description: str
-    """Tells the model when to use the tool: the description is the routing."""
-    parameters: dict[str, Any]
-    """JSON Schema of the arguments object."""
-    func: Callable[..., Any]
-    needs_approval: bool = False
-    """Irreversible tools ask the user first."""
-    speaks_result: bool = False
-    """The result is itself the spoken answer (a confirmation, the time): the turn ends
-    with it, without a second model request."""
-    answers: Callable[[str], bool] | None = None
-    """With `speaks_result`, which requests (the user's words) the result answers whole;
-    others get the second model pass: the time is not the answer to "How many days until
-    Christmas?"."""
-    writes: bool = False
-    """It changes something (adds, removes, starts, forgets): never run on a doubtful
-    transcript."""
-    destroys: bool = False
-    """It deletes or forgets (clear a list, cancel timers, forget the conversation): runs only
-    when the user clearly asked for that."""
-    grounded: tuple[str, ...] = ()
-    """Free-text parameters that name what the user said (list items, labels, places):
-    their words must occur in the user's utterance, or the call goes back to the model."""
-    counted: tuple[str, ...] = ()
-    """Parameters whose numbers the user must have said (a duration, a clock time): "start a
-    stopwatch" became a 10-second timer, "add a reminder to buy milk" a 7:30 alarm."""
-    asks: tuple[tuple[str, str], ...] = ()
-    """(parameter, question): what to ask the user when a required `counted` parameter was
-    not said at all ("Set an alarm." -> "For what time?"), instead of another model pass."""
-    sentences: tuple[str, ...] = ()
-    """Sentence templates (hassil syntax) that run this tool without the model."""
-    known: tuple[tuple[str, Callable[[str], bool]], ...] = ()
-    """(parameter, exists): a `grounded` value that names something that already exists (a
-    list the user has) need not have been said; a new one must ("reserve the closest uber"
-    made an "uber-reservations" list)."""
-    carries: tuple[tuple[str, tuple[str, ...]], ...] = ()
-    """(lexicon word set, parameters): words of that set the user said must be in one of
-    those parameters ("days", ("time", "label")): the inverse of `grounded`."""
-
-    @property
-    def spec(self) -> ToolSpec:
-        return ToolSpec(self.name, self.description, self.parameters)
-
-    def __call__(self, **kwargs: Any) -> Any:
-        """Call the function directly: what it says, as a sentence (its Outcome's `say`);
-        the registry's run() gives the whole outcome."""
-        result = self.func(**kwargs)
-        return result.say if isinstance(result, Outcome) else result
-
-
-def tool(
-    func: Callable[..., Any] | None = None,
-    *,
-    name: str | None = None,
-    needs_approval: bool = False,
-    speaks_result: bool = False,
-    answers: Callable[[str], bool] | None = None,
-    writes: bool = False,
-    destroys: bool = False,
-    grounded: Iterable[str] = (),
-    counted: Iterable[str] = (),
-    asks: Mapping[str, str] | None = None,
-    sentences: Iterable[str] = (),
-    carries: Mapping[str, Iterable[str]] | None = None,
-    known: Mapping[str, Callable[[str], bool]] | None = None,
-) -> Any:
-    """Decorator: `@tool` or `@tool(needs_approval=True, ...)` turns a function into a Tool.
-    Used bare on an existing function too: `tool(func, speaks_result=True)`.
-
-    The description is the docstring's text before an `Args:` section; each parameter's
-    description comes from that section; `Literal[...]` hints become enums. The keyword
-    flags are the Tool fields of the same names.
-    """
-
-    def wrap(f: Callable[..., Any]) -> Tool:
-        description, param_docs = _parse_docstring(inspect.getdoc(f) or "")
-        return Tool(
-            name=name or f.__name__,
-            description=description or f.__name__.replace("_", " "),
-            parameters=schema_from_signature(f, param_docs),
-            func=f,
-            needs_approval=needs_approval,
-            speaks_result=speaks_result,
-            answers=answers,
-            writes=writes or needs_approval or destroys,
-            destroys=destroys,
-            grounded=tuple(grounded),
-            counted=tuple(counted),
-            asks=tuple((asks or {}).items()),
-            sentences=tuple(sentences),
-            carries=tuple((k, tuple(v)) for k, v in (carries or {}).items()),
-            known=tuple((known or {}).items()),
-        )
-
-    return wrap(func) if func is not None else wrap
-
-
-def schema_from_signature(func: Callable[..., Any], docs: dict[str, str]) -> dict[str, Any]:
-    """The JSON Schema of a function's keyword arguments."""
-    hints = typing.get_type_hints(func)
-    properties: dict[str, Any] = {}
-    required: list[str] = []
-    for pname, param in inspect.signature(func).parameters.items():
-        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
-            continue
-        prop = _json_type(hints.get(pname, str))
-        if pname in docs:
-            prop["description"] = docs[pname]
-        if param.default is inspect.Parameter.empty:
-            required.append(pname)
-        elif param.default is not None:
-            prop["default"] = param.default
-        properties[pname] = prop
-    schema: dict[str, Any] = {"type": "object", "properties": properties}
-    if required:
-        schema["required"] = required
-    schema["additionalProperties"] = False
-    return schema
-
-
-def _json_type(hint: Any) -> dict[str, Any]:
-    origin = get_origin(hint)
-    if origin is Literal:
-        values = list(get_args(hint))
-        return {"type": _json_type(type(values[0]))["type"], "enum": values}
-    if origin in (typing.Union, types.UnionType):
-        options = [a for a in get_args(hint) if a is not type(None)]
-        return _json_type(options[0]) if len(options) == 1 else {}
-    if origin in (list, tuple, set, frozenset, Iterable):
-        (item,) = get_args(hint)[:1] or (str,)
-        return {"type": "array", "items": _json_type(item)}
-    if origin is dict or hint is dict:
-        return {"type": "object"}
-    simple = {str: "string", int: "integer", float: "number", bool: "boolean"}
-    return {"type": simple.get(hint, "string")}
-
-
-def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
-    parts = re.split(r"^\s*(?:Args|Arguments|Parameters):\s*$", doc, maxsplit=1, flags=re.M)
-    description = " ".join(parts[0].split())
-    params: dict[str, str] = {}
-    if len(parts) == 2:
-        current = None
-        for line in parts[1].splitlines():
-            match = re.match(r"^\s*(\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$", line)
-            if match:
-                current = match.group(1)
-                params[current] = match.group(2).strip()
-            elif current and line.strip():
-                params[current] += " " + line.strip()
-    return description, params
 
 
 def truncate(text: str, limit: int) -> str:

@@ -52,13 +52,14 @@ class Run:
 def run_case(config: Config, case: Case) -> Verdict:
     """One case with its own assistant in a fresh data folder, judged."""
     from voiceagent.build import build_assistant
+    from voiceagent.front_end import ASK
     from voiceagent.testing import FakeSynthesizer, RecordingPlayer
 
     with tempfile.TemporaryDirectory(prefix="voiceagent-eval-") as tmp, ExitStack() as stack:
         config = dataclasses.replace(config, paths=dataclasses.replace(config.paths,
                                                                        data_dir=tmp))
         events = Events()
-        assistant = build_assistant(config, stack, mode="ask", player=RecordingPlayer(),
+        assistant = build_assistant(config, stack, front_end=ASK, player=RecordingPlayer(),
                                     events=events, synthesizer=FakeSynthesizer(seconds=0.0),
                                     with_transcriber=False, allow_demo=False)
         close = getattr(assistant.agent.model, "close", None)
@@ -157,7 +158,7 @@ def serving(config: Config, stack: ExitStack) -> tuple[Config, Callable[[], None
     assistant reuses through [llm] base_url, and a check that restarts it if it died."""
     if config.llm.provider != "local":
         return config, lambda: None
-    from voiceagent.llm_server import ensure_server
+    from voiceagent.llm.discovery import ensure_server
 
     url, server = ensure_server(config)
     config = dataclasses.replace(config, llm=dataclasses.replace(config.llm, base_url=url))

@@ -154,10 +154,11 @@ def _variants(config: Config, which: str) -> list[tuple[str, Config]]:
 def _run_variant(config: Config, label: str, plan: list[tuple[Question, str]],
                  wavs: dict[str, Path], options: LiveOptions, mic: Capture, speaker: Capture,
                  server: Any, setup: dict[str, Any], *, first: bool) -> list[dict[str, Any]]:
-    from voiceagent.build import build_assistant, build_synthesizer
+    from voiceagent.build import build_assistant, build_synthesizer, prompt_of
+    from voiceagent.front_end import KIOSK
     from voiceagent.frontends import Replies
-    from voiceagent.modes import _kiosk  # the very front end `run --mode kiosk` builds
-    from voiceagent.prompt_cache import prime
+    from voiceagent.llm.prompt_cache import prime
+    from voiceagent.modes import build_kiosk  # the very front end `run --mode kiosk` builds
     from voiceagent.sound.player import SoundPlayer
     from voiceagent.sound.recorder import MicRecorder
 
@@ -170,18 +171,20 @@ def _run_variant(config: Config, label: str, plan: list[tuple[Question, str]],
         stack.callback(player.stop)
         recorder = MicRecorder(config.audio)
         stack.callback(recorder.close)
-        assistant = build_assistant(config, stack, mode="kiosk", player=player, events=events,
+        assistant = build_assistant(config, stack, front_end=KIOSK, player=player, events=events,
                                     synthesizer=build_synthesizer(config), allow_demo=False)
         if server is not None:
             start = time.monotonic()
-            setup.setdefault("prefix_cache", prime(server, assistant.agent))
+            setup.setdefault("prefix_cache", prime(server, prompt_of(assistant.agent),
+                                                      assistant.agent.model))
             if first:  # a fresh server process: what `run` or a cold `ask` starts with
                 server.restart()
                 start = time.monotonic()
-                setup["prefix_restore"] = prime(server, assistant.agent)
+                setup["prefix_restore"] = prime(server, prompt_of(assistant.agent),
+                                                 assistant.agent.model)
                 setup["prefix_restore_s"] = round(time.monotonic() - start, 3)
-        front = _kiosk(config, assistant, recorder, player,
-                       Replies(config.audio.listen_timeout_s))
+        front = build_kiosk(config, assistant, recorder, player,
+                            Replies(config.audio.listen_timeout_s))
         stop = threading.Event()
         runner = threading.Thread(target=front.run, args=(stop,), name="kiosk", daemon=True)
         runner.start()
@@ -279,7 +282,7 @@ def _start_llm(config: Config, stack: ExitStack, slot_dir: Path) -> tuple[Config
     """Our own server (to restart it cold and restore its prefix), reused by every variant."""
     if config.llm.provider != "local":
         return config, None
-    from voiceagent.llm_server import LLMServer
+    from voiceagent.llm.server import LLMServer
 
     server = LLMServer.from_config(config)
     server.slot_dir = slot_dir

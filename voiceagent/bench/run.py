@@ -293,7 +293,7 @@ def _start_llm(config: Config, stack: ExitStack) -> tuple[Config, int | None]:
     """Start the embedded server here, to know its process id; the assistant then reuses it."""
     if config.llm.provider != "local":
         return config, None
-    from voiceagent.llm_server import ensure_server
+    from voiceagent.llm.discovery import ensure_server
 
     base_url, server = ensure_server(config)
     if server is not None:
@@ -304,6 +304,7 @@ def _start_llm(config: Config, stack: ExitStack) -> tuple[Config, int | None]:
 
 def _build(config: Config, stack: ExitStack, server_pid: int | None) -> Bench:
     from voiceagent.build import build_assistant, build_synthesizer
+    from voiceagent.front_end import BENCH
 
     stages = StageLog()
     events = Events()
@@ -315,7 +316,7 @@ def _build(config: Config, stack: ExitStack, server_pid: int | None) -> Bench:
         # one session each: a session file is locked by the assistant that uses it
         session = dataclasses.replace(config.session, name=f"bench-{pipeline}")
         assistants[pipeline] = build_assistant(
-            dataclasses.replace(config, session=session), stack, mode="bench",
+            dataclasses.replace(config, session=session), stack, front_end=BENCH,
             player=PacedPlayer(stages), events=events, synthesizer=synthesizer,
             allow_demo=False)
     sequential = assistants["sequential"].agent

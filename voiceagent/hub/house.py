@@ -19,8 +19,9 @@ import signal
 import threading
 from contextlib import ExitStack
 
-from voiceagent.build import build_chat, build_synthesizer
+from voiceagent.build import build_synthesizer, prompt_of
 from voiceagent.config import Config
+from voiceagent.connect import build_chat
 from voiceagent.errors import ConfigError
 from voiceagent.hub.discovery import Discovery, Place, parse_satellites, same_address
 from voiceagent.hub.room import Room, Shared
@@ -83,9 +84,9 @@ class House:
         """The server's cache gets the prompt prefix once, in every slot."""
         server = self.shared.chat.server
         if server is not None:
-            from voiceagent.prompt_cache import prime
+            from voiceagent.llm.prompt_cache import prime
 
-            prime(server, room.assistant.agent, self.shared.chat.model)
+            prime(server, prompt_of(room.assistant.agent), self.shared.chat.model)
 
     def announce_everywhere(self, text: str) -> None:
         """Say `text` in every room at once (a timer that belongs to no room)."""

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import logging
 import threading
 from contextlib import ExitStack
@@ -46,8 +47,10 @@ from voiceagent.agent.events import (
 )
 from voiceagent.agent.events import Event as TurnEvent
 from voiceagent.assistant import Assistant
-from voiceagent.build import ChatSetup, build_assistant
+from voiceagent.build import build_assistant, build_parts
 from voiceagent.config import Config
+from voiceagent.connect import ChatSetup
+from voiceagent.front_end import ROOM
 from voiceagent.frontends import KioskFrontEnd, Replies, VoiceApprover
 from voiceagent.hub.discovery import Place
 from voiceagent.hub.link import SatelliteLink
@@ -56,6 +59,7 @@ from voiceagent.hub.stream import SatelliteMic, SatelliteSpeaker
 from voiceagent.modes import early_end
 from voiceagent.ports import Synthesizer, Transcriber
 from voiceagent.sound.recorder import MicRecorder
+from voiceagent.speaking import speak
 from voiceagent.speech.cutter import UtteranceCutter
 from voiceagent.speech.vad import SileroVAD
 from voiceagent.speech.wakegate import WakeGate
@@ -104,16 +108,17 @@ class Room:
         events.subscribe(RoomLog(self.name))
         events.subscribe(self._tell_satellite)
         replies = Replies(config.audio.listen_timeout_s)
-        approver = VoiceApprover(replies)
+        parts = build_parts(room_config(config, self.name), stack, front_end=ROOM,
+                            transcriber=shared.transcriber, room=self.name)
+        say_now = functools.partial(speak, shared.synthesizer, self.speaker, events)
+        approver = VoiceApprover(replies, parts.transcriber, say_now)
         self.assistant: Assistant = build_assistant(
-            room_config(config, self.name), stack, mode="kiosk", player=self.speaker,
-            events=events, synthesizer=shared.synthesizer, approve=approver, standby=True,
-            chat=shared.chat, transcriber=shared.transcriber, room=self.name)
-        approver.assistant = self.assistant
+            room_config(config, self.name), stack, front_end=ROOM, parts=parts,
+            player=self.speaker, events=events, synthesizer=shared.synthesizer,
+            approve=approver, standby=True, chat=shared.chat)
         add_room_timer(self.assistant.agent.tools, config.data_dir, self.name, shared.rooms)
-        self.assistant.keep_warm = False  # one model serves every room: no background asks
         if shared.transcriber is None:
-            shared.transcriber = self.assistant.transcriber
+            shared.transcriber = parts.transcriber
         early_end(config, self.assistant, self.recorder)
         self.gate = self._gate(config)
         self.recorder.processors.append(self.gate)

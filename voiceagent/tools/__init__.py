@@ -1,7 +1,8 @@
 """The built-in tools, the user's own tool modules and MCP servers, gathered into one registry.
 
-    toolbox = build_tools(config, ToolContext(data_dir, mode, announce, reset_conversation))
+    toolbox = build_tools(config, ToolContext(data_dir, front_end, reset_conversation))
     loop uses toolbox.registry; toolbox.vocabulary biases speech recognition;
+    toolbox.ring_timers(assistant.announce) once there is someone to speak them;
     toolbox.close() at exit stops the timer thread and the MCP servers.
 
 Problems that must not stop the assistant (a plugin that does not import, an MCP server that
@@ -17,6 +18,7 @@ from pathlib import Path
 
 from voiceagent.agent.tools import Tool, ToolRegistry, tool
 from voiceagent.config import Config
+from voiceagent.front_end import ASK, FrontEnd
 from voiceagent.ports import Clock
 from voiceagent.tools import (
     calculator,
@@ -40,10 +42,6 @@ log = logging.getLogger(__name__)
 FAMILIES = ("clock", "timers", "lists", "calculator", "files", "shell", "system", "conversation")
 
 
-def _quiet(_text: str) -> None:
-    """Default announce for front ends without a speaker (e.g. `voiceagent ask`)."""
-
-
 def _nothing() -> None:
     """Default reset for front ends without a conversation to reset."""
 
@@ -54,13 +52,8 @@ class ToolContext:
 
     data_dir: Path
     """Lists, notes and timers live here."""
-    mode: str = "ask"
-    """ptt, kiosk, daemon or ask: the shell tool is left out in kiosk mode."""
-    announce: Callable[[str], None] = _quiet
-    """Speak a text now, even while idle (a timer going off). Called from the timer thread."""
-    fires_timers: bool = False
-    """This process tells the user when a timer is due (it keeps running and can speak).
-    False: timers are kept but not fired; the running assistant announces them."""
+    front_end: FrontEnd = ASK
+    """Who uses the tools: a hands-free one (the kiosk) gets no shell tool by default."""
     reset_conversation: Callable[[], None] = _nothing
     """Forget the conversation (called from inside a turn, by the conversation tool)."""
     clock: Clock | None = None
@@ -80,6 +73,8 @@ class Toolbox:
     vocabulary_sources: list[Callable[[], list[str]]] = field(default_factory=list)
     """Each gives words worth biasing speech recognition towards (read when asked)."""
     closers: list[Callable[[], None]] = field(default_factory=list)
+    timers: Timers | None = None
+    """The timers and alarms, when that family is enabled (for ring_timers)."""
 
     @property
     def vocabulary(self) -> list[str]:
@@ -88,6 +83,12 @@ class Toolbox:
         for source in self.vocabulary_sources:
             words += [w for w in source() if w not in words]
         return words
+
+    def ring_timers(self, announce: Callable[[str], None]) -> None:
+        """Tell the user through `announce` (called from the timer thread) when a timer or
+        alarm is due, from now until close(); for a front end that runs on and can speak."""
+        if self.timers is not None:
+            self.closers.append(Bell(self.timers, announce).close)
 
     def close(self) -> None:
         """Stop the timer thread and MCP servers; safe to call twice."""
@@ -140,10 +141,9 @@ def _family(name: str, config: Config, ctx: ToolContext, box: Toolbox) -> list[T
     if name == "clock":
         return clock.make_tools(ctx.clock or SystemClock())
     if name == "timers":
-        store = Timers(ctx.data_dir / "timers.json", ctx.clock or SystemClock(), room=ctx.room)
-        if ctx.fires_timers:
-            box.closers.append(Bell(store, ctx.announce).close)
-        return timers.make_tools(store)
+        box.timers = Timers(ctx.data_dir / "timers.json", ctx.clock or SystemClock(),
+                            room=ctx.room)
+        return timers.make_tools(box.timers)
     if name == "lists":
         made, list_store = lists.make_tools(ctx.data_dir, tc.list_aliases,
                                             ctx.clock or SystemClock())
@@ -155,7 +155,7 @@ def _family(name: str, config: Config, ctx: ToolContext, box: Toolbox) -> list[T
     if name == "files":
         return files.make_tools(workspace(config))
     if name == "shell":
-        if ctx.mode == "kiosk" and not tc.shell_in_kiosk:
+        if ctx.front_end.hands_free and not tc.shell_in_kiosk:
             box.warn("the shell tool is left out in kiosk mode ([tools] shell_in_kiosk = false)")
             return []
         return shell.make_tools(workspace(config), tc.shell_timeout_s)

@@ -239,29 +239,6 @@ class RemoteSynthesizer:
         yield from clips
 
 
-def remote_transcriber(config: Config, vocabulary: list[str] | None = None) -> RemoteTranscriber:
-    """For `build_transcriber` when [stt] engine = "wyoming"."""
-    import dataclasses
-
-    from voiceagent.build import build_transcriber
-
-    local = dataclasses.replace(config, stt=dataclasses.replace(config.stt, engine="local"))
-    fallback = ((lambda: build_transcriber(local, vocabulary))
-                if config.stt.fallback == "local" else None)
-    return RemoteTranscriber(config.stt.uri, config.stt.language, fallback)
-
-
-def remote_synthesizer(config: Config) -> RemoteSynthesizer:
-    """For `build_synthesizer` when [tts] engine = "wyoming"."""
-    import dataclasses
-
-    from voiceagent.build import build_synthesizer
-
-    local = dataclasses.replace(config, tts=dataclasses.replace(config.tts, engine="local"))
-    fallback = (lambda: build_synthesizer(local)) if config.tts.fallback == "local" else None
-    return RemoteSynthesizer(config.tts.uri, fallback)
-
-
 def check_remotes(config: Config) -> str:
     """`voiceagent doctor`: each configured remote answers `describe` and offers its service."""
     found = []

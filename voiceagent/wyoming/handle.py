@@ -57,11 +57,12 @@ def build_intent_handler(config: Config, stack: ExitStack, *, with_transcriber: 
     """The assistant with a player and synthesizer that say nothing (the client speaks the
     answer, through its own text to speech or ours)."""
     from voiceagent.build import build_assistant
+    from voiceagent.front_end import WYOMING
     from voiceagent.sound.player import NullPlayer
     from voiceagent.speaking import NoSpeech
 
     assistant = build_assistant(
-        wyoming_config(config), stack, mode="wyoming", player=NullPlayer(), events=Events(),
+        wyoming_config(config), stack, front_end=WYOMING, player=NullPlayer(), events=Events(),
         synthesizer=NoSpeech(), approve=never, with_transcriber=with_transcriber,
     )
     return IntentHandler(assistant)

@@ -20,16 +20,27 @@ from typing import Any
 
 import httpx
 
-from voiceagent.agent.loop import Agent
-from voiceagent.agent.messages import Message
+from voiceagent.agent.messages import Message, ToolSpec
 from voiceagent.errors import ChatError
-from voiceagent.llm_server import LLMServer
+from voiceagent.llm.server import LLMServer
 from voiceagent.ports import ChatModel
 
 log = logging.getLogger(__name__)
 
 PROBE = "hi"
 """The user turn the warm-up request sends after the prefix (as Agent.warm_up does)."""
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """What every request of one agent starts with, before the conversation."""
+
+    system: str
+    """The system prompt ([agent] system_prompt)."""
+    prefix: tuple[Message, ...]
+    """The worked example sent before the history."""
+    tools: tuple[ToolSpec, ...]
+    """The tool list, as the model is told it."""
 
 
 @dataclass(frozen=True)
@@ -44,15 +55,15 @@ class Prefix:
     """`<model>-<sha256 of model identity and text>.bin`, inside the server's slot_dir."""
 
 
-def describe(server: LLMServer, agent: Agent, model: ChatModel | None = None) -> Prefix | None:
-    """The agent's prefix as this server renders it for `model` (default: the agent's); None
-    when the model client cannot say what it sends (not an OpenAI-compatible client)."""
-    body = _request(agent, model or agent.model)
+def describe(server: LLMServer, prompt: Prompt, model: ChatModel) -> Prefix | None:
+    """The prompt's prefix as this server renders it for `model`; None when the model client
+    cannot say what it sends (not an OpenAI-compatible client)."""
+    body = _request(prompt, model)
     if body is None:
         return None
-    prompt = str(_post(server, "/apply-template", {"messages": body["messages"],
-                                                  "tools": body.get("tools", [])})["prompt"])
-    text = prompt[: prompt.rfind(PROBE)]
+    rendered = str(_post(server, "/apply-template", {"messages": body["messages"],
+                                                    "tools": body.get("tools", [])})["prompt"])
+    text = rendered[: rendered.rfind(PROBE)]
     tokens = len(_post(server, "/tokenize", {"content": text, "add_special": False})["tokens"])
     gguf = server.model
     size = gguf.stat().st_size if gguf.exists() else 0
@@ -60,15 +71,14 @@ def describe(server: LLMServer, agent: Agent, model: ChatModel | None = None) ->
     return Prefix(text, tokens, f"{gguf.stem}-{digest}.bin")
 
 
-def prime(server: LLMServer, agent: Agent, model: ChatModel | None = None) -> str:
-    """Put the agent's prefix into the server's cache: restore the saved file, or prefill it
-    once and save it. `model` talks to `server` (default: the agent's own, which may not be
-    connected yet). Returns "restored", "saved", or "off" (nothing could be done)."""
-    model = model or agent.model
+def prime(server: LLMServer, prompt: Prompt, model: ChatModel) -> str:
+    """Put the prompt's prefix into the server's cache: restore the saved file, or prefill it
+    once and save it. `model` talks to `server`. Returns "restored", "saved", or "off"
+    (nothing could be done)."""
     if server.slot_dir is None:
         return "off"
     try:
-        prefix = describe(server, agent, model)
+        prefix = describe(server, prompt, model)
     except ChatError as exc:
         log.info("prompt cache off: %s", exc)
         return "off"
@@ -86,7 +96,7 @@ def prime(server: LLMServer, agent: Agent, model: ChatModel | None = None) -> st
             path.unlink(missing_ok=True)
     log.info("prefilling the prompt prefix (%d tokens) once; it is saved for the next start",
              prefix.tokens)
-    _prefill(agent, model)
+    _prefill(prompt, model)
     if not _save(server, prefix):
         return "off"
     _fill_other_slots(server, prefix, first=0)  # it was saved from whichever slot had it
@@ -128,23 +138,23 @@ def _save(server: LLMServer, prefix: Prefix) -> bool:
     return False
 
 
-def _prefill(agent: Agent, model: ChatModel) -> None:
+def _prefill(prompt: Prompt, model: ChatModel) -> None:
     """The warm-up request (prefix + PROBE), stopped at its first token: by then the prompt is
     in the slot's cache."""
     enough = threading.Event()
     try:
-        model.complete(agent.config.system_prompt, [*agent.prefix, Message("user", PROBE)],
-                       agent.tools.specs(), on_text=lambda _: enough.set(), cancel=enough)
+        model.complete(prompt.system, [*prompt.prefix, Message("user", PROBE)],
+                       prompt.tools, on_text=lambda _: enough.set(), cancel=enough)
     except ChatError as exc:
         log.info("prefilling the prompt prefix failed: %s", exc)
 
 
-def _request(agent: Agent, model: ChatModel) -> dict[str, Any] | None:
+def _request(prompt: Prompt, model: ChatModel) -> dict[str, Any] | None:
     request_body = getattr(model, "request_body", None)
     if request_body is None:
         return None
-    messages = [*agent.prefix, Message("user", PROBE)]
-    return dict(request_body(agent.config.system_prompt, messages, agent.tools.specs()))
+    messages = [*prompt.prefix, Message("user", PROBE)]
+    return dict(request_body(prompt.system, messages, prompt.tools))
 
 
 def _post(server: LLMServer, path: str, body: dict[str, Any]) -> dict[str, Any]:

@@ -1,6 +1,6 @@
-"""The embedded LLM server's child process, run as `python -m voiceagent.llm_server ...`.
+"""The embedded LLM server's child process, run as `python -m voiceagent.llm.host ...`.
 
-Started and stopped by `voiceagent.llm_server.LLMServer`. It runs one server until its stdin
+Started and stopped by `voiceagent.llm.server.LLMServer`. It runs one server until its stdin
 pipe closes, SIGTERM arrives, or its parent goes away (the parent died), so it never outlives
 the assistant. With engine xllamacpp llama.cpp runs in this process; with llama-server this
 process supervises the native binary, which the kernel kills if this process dies first.
@@ -31,7 +31,7 @@ def chat_template() -> str:
 
 def main(argv: list[str]) -> int:
     """Run one server until stdin closes, SIGTERM arrives, or the parent goes away."""
-    parser = argparse.ArgumentParser(prog="python -m voiceagent.llm_server")
+    parser = argparse.ArgumentParser(prog="python -m voiceagent.llm.host")
     parser.add_argument("--engine", choices=("xllamacpp", "llama-server"), default="xllamacpp")
     parser.add_argument("--binary", default="llama-server")
     parser.add_argument("--model", required=True)
@@ -121,3 +121,7 @@ def _die_with_parent() -> None:
     import ctypes
 
     ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -13,12 +13,17 @@ import json
 import logging
 import os
 from pathlib import Path
+from typing import Literal
 
 from voiceagent.atomic import write_atomic
 
 log = logging.getLogger(__name__)
 
 FILE_NAME = "llm-server.json"
+
+Share = Literal["", "announce", "reuse"]
+"""How a front end shares the embedded server: "announce" the one it starts (it runs on),
+"reuse" one a running assistant announced (a one-shot ask), or neither."""
 
 
 def announce(data_dir: Path, url: str, model: Path) -> None:
