@@ -216,8 +216,10 @@ class Lexicon:
         return self._made[key]
 
 
-def _load(language: str) -> Lexicon:
-    folder = resources.files("voiceagent.language") / language
+def read_lexicon(folder: Traversable, language: str) -> Lexicon:
+    """The lexicon in `folder` (the files of FILES there); ConfigError naming the file and
+    the name when one is defined twice, includes a set that is not there, or is neither a
+    list nor a table."""
     lists: dict[str, list[str]] = {}
     tables: dict[str, dict[str, Any]] = {}
     patterns: dict[str, tuple[str, ...]] = {}
@@ -286,4 +288,4 @@ def _load(language: str) -> Lexicon:
 @functools.cache
 def lexicon(language: str = "en") -> Lexicon:
     """The lexicon of `language`, loaded on first use and shared."""
-    return _load(language)
+    return read_lexicon(resources.files("voiceagent.language") / language, language)

@@ -303,7 +303,7 @@ def day_with_time(text: str, now: datetime) -> TimeOnDay:
     before, after, slots = text[:found.start], text[found.end:], found.slots
     said = text[found.start:found.end]
     if "part" in slots:  # "7 this evening": "evening" stays with the time
-        return TimeOnDay(f"{before} {slots['part']}{after}".strip(), Day(0), said)
+        return TimeOnDay(f"{before.rstrip()} {slots['part']}{after}".strip(), Day(0), said)
     rest = f"{before} {after}".strip()
     if "same_day" in slots:  # "9 tonight": "tonight" says pm
         part = slots["same_day"] if _LEX.lookup("day_parts", slots["same_day"]) else ""
