@@ -15,6 +15,7 @@ from voiceagent.language.spoken_time import (
     Day,
     Duration,
     calendar_day,
+    clock_digits,
     clock_time,
     day_with_time,
     duration,
@@ -54,9 +55,17 @@ def test_the_forgiving_reader_finds_a_length_among_other_words() -> None:
     ("6 in the morning", ClockTime(6, 0, "am")), ("noon", ClockTime(12, 0)),
     ("midnight", ClockTime(0, 0)),  # was unreadable: 'night' -> 'pm' made it 'midpm'
     ("9 tonight", ClockTime(9, 0, "pm")), ("7 a.m.", ClockTime(7, 0, "am")),
+    ("half past seven", ClockTime(7, 30)), ("a quarter to eight pm", ClockTime(7, 45, "pm")),
+    ("ten past 6", ClockTime(6, 10)), ("quarter of twelve", ClockTime(11, 45)),
 ])
 def test_clock_times(said: str, time: ClockTime) -> None:
     assert clock_time(said) == time
+
+
+def test_minutes_around_an_hour_become_a_clock_reading_in_place() -> None:
+    """intents/slots.py's own copy of this (_clock_words) can read it from here."""
+    assert clock_digits("remind me at half past seven tomorrow") == "remind me at 7:30 tomorrow"
+    assert clock_digits("seven thirty") == "seven thirty"  # no "past": left as said
 
 
 @pytest.mark.parametrize("said, day", [

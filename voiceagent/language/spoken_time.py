@@ -23,8 +23,10 @@ from voiceagent.errors import ToolError
 from voiceagent.language.lexicon import lexicon, number
 from voiceagent.language.numbers import NUMBER, SMALL, amounts, numbers_in, ordinals
 from voiceagent.language.plural import plural
+from voiceagent.language.templates import Found
 
 _LEX = lexicon()
+_FRACTIONS = _LEX.values("fractions")
 
 
 @dataclass(frozen=True)
@@ -177,10 +179,36 @@ _DAY_PARTS = _LEX.pattern("day_parts")
 _NOUGHT = _LEX.names("number_parts")["nought"]
 
 
+_NUMBER_WORD = "|".join(sorted(SMALL, key=len, reverse=True))
+_AROUND = {"hour": rf"\d{{1,2}}|{_NUMBER_WORD}",
+           "minutes": rf"\d{{1,2}}|(?:{_NUMBER_WORD})(?:[\s-](?:{_NUMBER_WORD}))?",
+           "fraction": _LEX.regex("fractions")}
+
+
+def clock_digits(text: str) -> str:
+    """`text` with minutes said around an hour as a clock reading: 'half past seven' ->
+    '7:30', 'ten past 6' -> '6:10', 'a quarter to eight' -> '7:45'."""
+
+    def minutes(found: Found) -> int:
+        if "fraction" in found.slots:
+            return round(_FRACTIONS[found.slots["fraction"].lower()] * 60)
+        return int(numbers_in(found.slots["minutes"]))
+
+    def past(found: Found) -> str:
+        return f"{int(numbers_in(found.slots['hour']))}:{minutes(found):02d}"
+
+    def to(found: Found) -> str:
+        hour = int(numbers_in(found.slots["hour"]))
+        return f"{(hour - 1) % 12 or 12}:{60 - minutes(found):02d}"
+
+    text = _LEX.templates("past_the_hour", _AROUND).sub(text, past)
+    return _LEX.templates("to_the_hour", _AROUND).sub(text, to)
+
+
 def clock_time(text: str) -> ClockTime:
-    """The time of day in "7:30", "7:30 pm", "at 7", "seven thirty", "6 in the morning",
-    "noon"; an instructive ToolError otherwise."""
-    t = text.lower().strip()
+    """The time of day in "7:30", "7:30 pm", "at 7", "seven thirty", "half past seven", "6 in
+    the morning", "noon"; an instructive ToolError otherwise."""
+    t = clock_digits(text).lower().strip()
     meridiem = _LEX.names("meridiem")
     t = _WRITTEN_HALF.sub(lambda m: " " + meridiem.get(m[0], meridiem.get(m[0] + ".", "")),
                           t)
