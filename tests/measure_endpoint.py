@@ -1,6 +1,7 @@
-"""End-of-utterance figures for the README: how long after the last word the transcript is
+"""End-of-utterance figures on piper voices: how long after the last word the transcript is
 ready, and how many people are cut off mid-sentence, with the fixed silence window and with
-drafts (speech/drafts.py). Not a test (no assertions); run:
+pauses judged by drafts and the turn model (speech/drafts.py). Real recordings:
+tests/measure_real_endpoint.py. Not a test (no assertions); run:
 
     .venv/bin/python -m tests.measure_endpoint
 
@@ -19,7 +20,6 @@ import statistics
 import tempfile
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -30,6 +30,7 @@ from voiceagent.intents import LocalCommands
 from voiceagent.sound.recorder import MicRecorder
 from voiceagent.speech.drafts import Drafts
 from voiceagent.speech.stt import WhisperTranscriber
+from voiceagent.speech.turn import load_turn_model
 from voiceagent.speech.vad import BLOCK_MS
 from voiceagent.testing import FakeBlockSource
 from voiceagent.tools import ToolContext, build_tools
@@ -63,21 +64,20 @@ def clips() -> list[tuple[str, Audio, float]]:
 
 
 def run(audio: Audio, config: AudioConfig, stt: WhisperTranscriber,
-        drafts: bool, command: Callable[[str], bool] | None) -> tuple[int, float]:
+        drafts: Drafts | None) -> tuple[int, float]:
     """(utterances cut, seconds from the last word to the transcript being ready): audio read
-    past the last word (a draft's own time is in it: what arrived meanwhile was read), plus
-    the transcription after the recorder returned (none when the draft is reused)."""
+    past the last word (a judgement's own time is in it: what arrived meanwhile was read),
+    plus the transcription of the whole utterance after the recorder returned."""
     stop = threading.Event()
     source = FakeBlockSource(audio, done=stop)
     mic = MicRecorder(config, source=lambda paused: source)
-    transcriber = Drafts(stt, command) if drafts else stt
-    mic.drafts = transcriber if isinstance(transcriber, Drafts) else None
+    mic.drafts = drafts
     last_word = audio.seconds - TAIL_S
     cut, waited = 0, 0.0
     for heard in mic.utterances(stop):
         read_s = source.blocks_read * BLOCK_MS / 1000
         before = time.monotonic()
-        transcriber.transcribe(heard)
+        stt.transcribe(heard)
         cut += 1
         waited = read_s - last_word + time.monotonic() - before
     return cut, waited
@@ -85,11 +85,12 @@ def run(audio: Audio, config: AudioConfig, stt: WhisperTranscriber,
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--early-ms", type=int, nargs="+", default=[550],
-                        help="[audio] early_end_ms values to compare with the fixed window")
+    parser.add_argument("--turn-end-ms", type=int, nargs="+", default=[200],
+                        help="[audio] turn_end_ms values to compare with the fixed window")
     args = parser.parse_args()
     config = Config()
     stt = WhisperTranscriber(config.stt, config.models_dir)
+    turn = load_turn_model(config.audio.turn_model, config.models_dir)
     with tempfile.TemporaryDirectory() as data:
         box = build_tools(config_from_dict({"paths": {"data_dir": data}}),
                           ToolContext(Path(data), "kiosk"))
@@ -98,21 +99,17 @@ def main() -> None:
         def is_command(text: str) -> bool:
             return local.match(text) is not None
 
-        variants: list[tuple[str, AudioConfig, Callable[[str], bool] | None]] = [
-            (f"fixed {config.audio.silence_ms} ms window", replace(config.audio, early_end_ms=0),
-             None)]
-        for ms in args.early_ms:
-            variants.append((f"drafts, end at {ms} ms", replace(config.audio, early_end_ms=ms),
-                             None))
-            variants.append((f"drafts, end at {ms} ms, commands at "
-                             f"{config.audio.command_end_ms} ms",
-                             replace(config.audio, early_end_ms=ms), is_command))
+        drafts = Drafts(stt, turn, threshold=config.audio.turn_threshold, command=is_command)
+        variants: list[tuple[str, AudioConfig, Drafts | None]] = [
+            (f"fixed {config.audio.silence_ms} ms window", config.audio, None)]
+        for ms in args.turn_end_ms:
+            variants.append((f"drafts + turn model, end at {ms} ms",
+                             replace(config.audio, turn_end_ms=ms), drafts))
         rows: dict[tuple[str, str], list[tuple[int, float]]] = {}
         for kind, clip, pause in clips():
             label = f"{kind}, {pause:.1f} s" if pause else kind
-            for how, audio, command in variants:
-                rows.setdefault((label, how), []).append(
-                    run(clip, audio, stt, audio.early_end_ms > 0, command))
+            for how, audio, judge in variants:
+                rows.setdefault((label, how), []).append(run(clip, audio, stt, judge))
         box.close()
     print("| requests | end of utterance | cut in two | transcript ready after the last "
           "word (median / p90) |")

@@ -45,6 +45,8 @@ class PulseServer:
         self.root = root
         self.socket = root / "native"
         self._procs: list[subprocess.Popen[bytes]] = []
+        self.rooms: list[str] = []
+        """Rooms added with add_room."""
         self.env = {
             "PULSE_SERVER": f"unix:{self.socket}",
             "PULSE_COOKIE": str(root / "cookie"),
@@ -92,6 +94,24 @@ class PulseServer:
                     proc.wait()
         self._procs.clear()
 
+    def add_room(self, name: str) -> None:
+        """Two more null sinks for a room: "<name>_mic" (play into it; a satellite records its
+        monitor) and "<name>_speaker" (a satellite plays into it; record its monitor), each
+        kept ticking by a low-latency reader, as the default ones are."""
+        if name in self.rooms:
+            return
+        self.rooms.append(name)
+        for sink in (f"{name}_mic", f"{name}_speaker"):
+            subprocess.run(["pactl", "load-module", "module-null-sink", f"sink_name={sink}",
+                            "rate=48000", f"sink_properties=device.description={sink}"],
+                           env=self._client_env(), check=True, capture_output=True, timeout=10)
+            self._spawn(["parec", "--latency-msec=20", f"--device={sink}.monitor"],
+                        stdout=subprocess.DEVNULL)
+
+    def play_into(self, sink: str, audio: Audio | Path) -> subprocess.Popen[bytes]:
+        """Start playing a clip into `sink`; wait() on the result."""
+        return self._spawn(["paplay", f"--device={sink}", str(self._as_wav(audio))])
+
     def play_into_mic(self, audio: Audio | Path) -> None:
         """Play a clip into the virtual microphone; returns when it has been played."""
         subprocess.run(["paplay", "--device=micfeed", str(self._as_wav(audio))],
@@ -102,13 +122,13 @@ class PulseServer:
         return self._spawn(["paplay", "--device=micfeed", str(self._as_wav(audio))])
 
     @contextmanager
-    def record_speaker(self) -> Iterator[Path]:
-        """Record what is played to the "speaker" sink while the block runs; yields the WAV path.
+    def record_speaker(self, sink: str = "speaker") -> Iterator[Path]:
+        """Record what is played to `sink` while the block runs; yields the WAV path.
 
         The file is complete once the block has exited: read it with read_wav then.
         """
         path = Path(tempfile.mkstemp(suffix=".wav", dir=self.root)[1])
-        proc = self._spawn(["parecord", "--device=speaker.monitor", "--channels=1",
+        proc = self._spawn(["parecord", f"--device={sink}.monitor", "--channels=1",
                             "--rate=16000", "--format=s16le", "--latency-msec=20",
                             "--file-format=wav", str(path)])
         time.sleep(0.3)  # parecord connects asynchronously; nothing played before is wanted

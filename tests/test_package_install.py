@@ -101,7 +101,7 @@ def test_installed_package_lists_models_from_any_directory(installed: Path,
     rows = {line.split()[0]: line.split() for line in result.stdout.splitlines()
             if line and not line.startswith(" ")}
     assert set(rows) == {"tiny.en", "base", "en_US-joe-medium", "qwen2.5-coder-0.5b",
-                         "qwen2.5-coder-1.5b"}
+                         "qwen2.5-coder-1.5b", "smart-turn-v3.2"}
     assert rows["tiny.en"][2] == "ok" and rows["en_US-joe-medium"][2] == "ok"
     # Assembled models are looked for in the user's data directory, not in a checkout.
     assert rows["qwen2.5-coder-0.5b"][2] == "missing"

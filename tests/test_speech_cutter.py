@@ -76,6 +76,37 @@ def test_speech_resuming_in_the_window_starts_it_again():
     assert u.audio.seconds > 2.0 + 4 * 0.8
 
 
+def test_a_judged_pause_ends_at_its_own_window():
+    """Once per pause, `turn_ms` less the judgement's lead into it, the listener may judge it:
+    end_after() shortens this pause's window, hold() lengthens it, speech starts a new one."""
+    cutter = by_score(silence_ms=700, pause_grace_ms=0, turn_ms=200)
+    cutter.draft_lead_ms = 50  # due at 150 ms of silence
+    cut(scored((0.0, 500), (0.9, 1500), (0.0, 128)), cutter)
+    assert not cutter.draft_due
+    cut(scored((0.0, 32)), cutter)
+    assert cutter.draft_due and not cutter.short_phrase
+    heard = cutter.peek()
+    assert not cutter.draft_due  # this pause is judged
+    cutter.end_after(200)
+    [u] = cut(scored((0.0, 100)), cutter)
+    assert u.cut == "turn" and len(u.audio.samples) >= len(heard.samples)
+    # held: the same pause lasts 700 + 700 ms; speech in it makes a new pause to judge
+    cutter = by_score(silence_ms=700, pause_grace_ms=0, turn_ms=200)
+    cut(scored((0.0, 500), (0.9, 1500), (0.0, 200)), cutter)
+    cutter.peek()
+    cutter.hold(700)
+    assert cut(scored((0.0, 1000)), cutter) == []
+    assert cut(scored((0.9, 300), (0.0, 200)), cutter) == [] and cutter.draft_due
+    [u] = cut(scored((0.0, 700)), cutter)
+    assert u.cut == "silence"
+
+
+def test_no_judgements_without_turn_ms_or_while_keeping_all():
+    for cutter in (by_score(turn_ms=0), by_score(turn_ms=200, keep_all=True)):
+        cut(scored((0.0, 500), (0.9, 1500), (0.0, 300)), cutter)
+        assert not cutter.draft_due
+
+
 def test_short_sounds_are_dropped():
     samples = scored((0.0, 500), (0.9, 128), (0.0, 2000))
     assert cut(samples, by_score(min_speech_ms=250)) == []

@@ -141,15 +141,15 @@ def test_a_destructive_call_on_an_unrelated_request_is_refused(tmp_path: Path, a
     "all") on "I forgot what I was going to say." skipped every guard and ran."""
     model = ScriptedChatModel()
     model.enqueue(calls(("forget_conversation", args)))
-    model.enqueue("I can't make phone calls.")
+    model.enqueue("No problem, take your time.")
     forgotten: list[bool] = []
     box = build_tools(load_config(None), ToolContext(
         tmp_path, reset_conversation=lambda: forgotten.append(True)))
     agent, _ = make(model, box.registry)
-    result, spoken = run(agent, "call my mom")
+    result, spoken = run(agent, "I forgot what I was going to say.")
     box.close()
     assert forgotten == [] and result.tool_calls[0][2] is True
-    assert spoken == "I can't make phone calls."
+    assert spoken == "No problem, take your time."
 
 
 def test_asked_not_to_delete_the_turn_ends_with_nothing_deleted(tools):
@@ -369,7 +369,7 @@ def test_an_answer_held_back_whole_is_asked_for_once_more_with_why(tools):
     assert spoken.startswith("It is ") and "10:00" not in spoken
     asked = model.requests[1].messages[-1]
     assert asked.role == "user" and asked.text.startswith("what time is it")
-    assert "made-up time" in asked.text
+    assert "get_time" in asked.text and model.requests[1].tool_choice == "required"
     assert [m.role for m in result.messages] == ["user", "assistant", "tool", "assistant"]
     assert not any("held back" in m.text for m in result.messages)  # not kept
 

@@ -174,7 +174,10 @@ class Assistant:
             result = self._run_agent(text, doubtful)
         self._save(result.messages)
         self.events.emit(TurnEnd(result.stop))
-        if self.keep_warm and not any(isinstance(e, Request) for e in recording.events):
+        if self.keep_warm and (self.agent.config.history == "answers"
+                               or not any(isinstance(e, Request) for e in recording.events)):
+            # the next request shows this turn differently from how the model saw it (or
+            # it never saw it: a local command): have the server cache it now
             self._warm(tuple(self.history))
         return TurnOutcome(
             transcript=transcript,

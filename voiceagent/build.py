@@ -226,6 +226,9 @@ def build_assistant(
     allow_demo: bool = True,
     standby: bool = False,
     lazy_model: bool = False,
+    chat: ChatSetup | None = None,
+    transcriber: Transcriber | None = None,
+    room: str = "",
 ) -> Assistant:
     """The whole assistant for one front end; `stack` closes what it started.
 
@@ -233,6 +236,8 @@ def build_assistant(
     with `standby`, an unreachable model is retried in the background (see build_chat);
     with `lazy_model` the model (and the embedded server) is connected on the first request
     that needs it, so a one-shot turn answered locally never starts it.
+    Several assistants share one model and one speech recogniser by passing `chat` and
+    `transcriber` (the hub: one assistant per `room`, whose timers ring only there).
     """
     session = SessionStore(
         config.data_dir / "sessions" / f"{config.session.name}.jsonl", config.session.max_turns,
@@ -250,6 +255,7 @@ def build_assistant(
         fires_timers=mode in ("ptt", "kiosk", "daemon"),  # not ask/bench: they exit at once
         reset_conversation=lambda: holder[0].request_reset() if holder else None,
         clock=clock,
+        room=room,
     )
     toolbox = build_toolbox(config, stack, context)
     agent = Agent(
@@ -263,14 +269,16 @@ def build_assistant(
     )
 
     def connect() -> tuple[ChatModel, Recover | None]:
+        if chat is not None:  # shared: its owner primed the server's cache
+            return chat.model, chat.recover
         share: Share = ("reuse" if mode == "ask" else
                         "announce" if mode in ("ptt", "kiosk", "daemon", "wyoming") else "")
-        chat = build_chat(config, stack, allow_demo=allow_demo, standby=standby, share=share)
-        if chat.server is not None:
+        setup = build_chat(config, stack, allow_demo=allow_demo, standby=standby, share=share)
+        if setup.server is not None:
             from voiceagent.prompt_cache import prime
 
-            prime(chat.server, agent, chat.model)  # no prefill on the 1st question
-        return chat.model, chat.recover
+            prime(setup.server, agent, setup.model)  # no prefill on the 1st question
+        return setup.model, setup.recover
 
     if lazy_model:
         from voiceagent.agent.deferred import DeferredChat
@@ -279,7 +287,8 @@ def build_assistant(
         agent.model, agent.recover = lazy, lazy.recover
     else:
         agent.model, agent.recover = connect()
-    transcriber = build_transcriber(config, toolbox.vocabulary) if with_transcriber else None
+    if transcriber is None and with_transcriber:
+        transcriber = build_transcriber(config, toolbox.vocabulary)
     assistant = Assistant(
         agent=agent,
         session=session,

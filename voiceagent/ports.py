@@ -13,7 +13,7 @@ from contextlib import AbstractContextManager
 from datetime import datetime, tzinfo
 from typing import Protocol
 
-from voiceagent.agent.messages import Message, Reply, ToolSpec
+from voiceagent.agent.messages import Message, Reply, ToolChoice, ToolSpec
 from voiceagent.audio import Audio
 
 
@@ -25,11 +25,17 @@ class Transcript(str):
     """Empty when the recogniser was confident; else which of its own scores was poor."""
     garbled: bool
     """So poor that nothing should be answered: the user is asked to repeat."""
+    words: tuple[tuple[str, float], ...]
+    """Each word as written in the text, with the probability the recogniser gave it (0-1),
+    in order; empty when the recogniser cannot tell. A number or a duration heard at a low
+    probability is one to confirm, not to act on."""
 
-    def __new__(cls, text: str = "", *, doubt: str = "", garbled: bool = False) -> Transcript:
+    def __new__(cls, text: str = "", *, doubt: str = "", garbled: bool = False,
+                words: tuple[tuple[str, float], ...] = ()) -> Transcript:
         value = super().__new__(cls, text)
         value.doubt = doubt
         value.garbled = garbled
+        value.words = tuple(words)
         return value
 
     @property
@@ -43,6 +49,15 @@ class Transcriber(Protocol):
     def transcribe(self, audio: Audio) -> str:
         """The words in `audio`; "" for silence or noise. A `Transcript` when the recogniser
         can tell how sure it is (a plain str counts as sure)."""
+        ...
+
+
+class TurnDetector(Protocol):
+    """Hears whether the speaker has finished their turn, from how the words so far sound."""
+
+    def finished(self, audio: Audio) -> float:
+        """The probability (0..1) that the turn is complete at the end of `audio` (16 kHz
+        speech so far, a short pause at its end)."""
         ...
 
 
@@ -97,8 +112,10 @@ class ChatModel(Protocol):
         *,
         on_text: Callable[[str], None] | None = None,
         cancel: threading.Event | None = None,
+        tool_choice: ToolChoice = "auto",
     ) -> Reply:
-        """Send the conversation; call `on_text` with each text delta; return the whole reply."""
+        """Send the conversation; call `on_text` with each text delta; return the whole reply.
+        `tool_choice` says whether a tool may, must or must not be called."""
         ...
 
 

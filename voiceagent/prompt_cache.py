@@ -79,6 +79,7 @@ def prime(server: LLMServer, agent: Agent, model: ChatModel | None = None) -> st
         try:
             n = server.restore_slot(prefix.filename)
             log.info("prompt prefix (%d tokens) restored from %s", n, path)
+            _fill_other_slots(server, prefix)
             return "restored"
         except ChatError as exc:
             log.warning("%s; prefilling the prompt prefix again", exc)
@@ -88,23 +89,37 @@ def prime(server: LLMServer, agent: Agent, model: ChatModel | None = None) -> st
     _prefill(agent, model)
     if not _save(server, prefix):
         return "off"
+    _fill_other_slots(server, prefix, first=0)  # it was saved from whichever slot had it
     for stale in server.slot_dir.glob(f"{server.model.stem}-*.bin"):
         if stale.name != prefix.filename:
             stale.unlink(missing_ok=True)
     return "saved"
 
 
+def _fill_other_slots(server: LLMServer, prefix: Prefix, first: int = 1) -> None:
+    """A server with several slots (the hub: one question per room at once) gets the prefix
+    in each, so the second room's first question does not prefill it either."""
+    for slot in range(first, server.parallel if server.parallel > 1 else 0):
+        try:
+            server.restore_slot(prefix.filename, slot)
+        except ChatError as exc:  # that slot prefills on its first question instead
+            log.info("prompt prefix not restored into slot %d: %s", slot, exc)
+
+
 def _save(server: LLMServer, prefix: Prefix) -> bool:
-    """Save slot 0 once the warm-up's cancelled request has let go of it."""
+    """Save the warm-up's slot once its cancelled request has let go of it (with several
+    slots, whichever one the server gave the request: the first that holds the prefix)."""
+    saved = 0
     for _attempt in range(20):
         try:
-            saved = server.save_slot(prefix.filename)
+            for slot in range(server.parallel):
+                saved = server.save_slot(prefix.filename, slot)
+                if saved >= prefix.tokens:
+                    return True
         except ChatError as exc:  # the slot may still be finishing the warm-up request
             last = exc
             time.sleep(0.1)
             continue
-        if saved >= prefix.tokens:
-            return True
         log.info("warm-up left %d of %d prefix tokens cached; not saved", saved, prefix.tokens)
         assert server.slot_dir is not None
         (server.slot_dir / prefix.filename).unlink(missing_ok=True)

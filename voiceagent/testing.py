@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from voiceagent.agent.messages import Message, Reply, ToolCall, ToolSpec
+from voiceagent.agent.messages import Message, Reply, ToolCall, ToolChoice, ToolSpec
 from voiceagent.audio import Audio
 from voiceagent.triggers import KeyEvent, KeySource
 
@@ -38,6 +38,7 @@ class ChatRequest:
     system: str
     messages: tuple[Message, ...]
     tools: tuple[ToolSpec, ...]
+    tool_choice: str = "auto"
 
 
 @dataclass(frozen=True)
@@ -84,8 +85,9 @@ class ScriptedChatModel:
         *,
         on_text: Callable[[str], None] | None = None,
         cancel: threading.Event | None = None,
+        tool_choice: ToolChoice = "auto",
     ) -> Reply:
-        self.requests.append(ChatRequest(system, tuple(messages), tuple(tools)))
+        self.requests.append(ChatRequest(system, tuple(messages), tuple(tools), tool_choice))
         if not self._queue:
             raise AssertionError(f"ScriptedChatModel: no reply left for request "
                                  f"{len(self.requests)}")

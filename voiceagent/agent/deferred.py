@@ -20,7 +20,7 @@ import threading
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 
-from voiceagent.agent.messages import Message, Reply, ToolSpec
+from voiceagent.agent.messages import Message, Reply, ToolChoice, ToolSpec
 from voiceagent.errors import ServerDown, VoiceAgentError
 from voiceagent.ports import ChatModel
 
@@ -71,12 +71,14 @@ class DeferredChat:
         *,
         on_text: Callable[[str], None] | None = None,
         cancel: threading.Event | None = None,
+        tool_choice: ToolChoice = "auto",
     ) -> Reply:
         model = self._model if self._thread is not None else self._connect_now()
         if model is None:
             raise ServerDown(f"the language model is unavailable ({self._reason}); "
                              "retrying in the background")
-        return model.complete(system, messages, tools, on_text=on_text, cancel=cancel)
+        return model.complete(system, messages, tools, on_text=on_text, cancel=cancel,
+                              tool_choice=tool_choice)
 
     def recover(self) -> bool:
         """After a failed turn: restart the connected model's server if it died (True = retry

@@ -12,17 +12,14 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from voiceagent.agent.messages import Message, Reply, ToolCall, ToolSpec
+from voiceagent.agent.messages import Message, Reply, ToolCall, ToolChoice, ToolSpec
+from voiceagent.language import lexicon, tokens
 
 MARK = "(demo mode, no language model)"
 
-_STOP = set("""a an and are at be by can could do does for from how i in is it its me my of on
-or please the this to use what whats when where which who will with would you your user asks
-asked e g eg""".split())
-_SYNONYMS = {"date": "time", "day": "time", "clock": "time", "plus": "calculate",
-             "minus": "calculate", "times": "calculate", "divided": "calculate",
-             "percent": "calculate", "sum": "calculate"}
-_TAIL = re.compile(r"\s+(?:to|on|onto|in|into|from)\s+(?:the|my|a)\b.*$", re.I)
+
+def _stop() -> frozenset[str]:
+    return lexicon().words("function_words")
 
 
 class DemoChat:
@@ -36,6 +33,7 @@ class DemoChat:
         *,
         on_text: Callable[[str], None] | None = None,
         cancel: threading.Event | None = None,
+        tool_choice: ToolChoice = "auto",
     ) -> Reply:
         if messages and messages[-1].role == "tool":
             results: list[str] = []
@@ -55,11 +53,11 @@ class DemoChat:
 
 def match(question: str, tools: Sequence[ToolSpec]) -> ToolCall | None:
     """The call for the tool whose name and description best match `question`, if any."""
-    words = _words(question) - _STOP
+    words = _words(question) - _stop()
     best: tuple[int, int, ToolCall] | None = None
     for spec in tools:
         name_words = _words(spec.name.replace("_", " "))
-        score = 3 * len(words & name_words) + len(words & (_words(spec.description) - _STOP))
+        score = 3 * len(words & name_words) + len(words & (_words(spec.description) - _stop()))
         args = _fill(spec, question, name_words) if score >= 2 else None  # one word is chance
         if args is None:
             continue
@@ -93,17 +91,19 @@ def _value(pname: str, prop: dict[str, Any], question: str, name_words: set[str]
     if pname.endswith("_name"):  # "the shopping list" -> list_name = "shopping"
         noun = pname.removesuffix("_name")
         named = re.search(rf"(\w+)\s+{noun}\b", lowered)
-        return named.group(1) if named and named.group(1) not in _STOP else None
+        return named.group(1) if named and named.group(1) not in _stop() else None
     return _remainder(question, name_words)
 
 
 def _remainder(question: str, name_words: set[str]) -> str:
     """The question without its leading filler and tool words, and without a trailing
     "to the ... list": what the user wants done."""
-    tokens = question.strip().rstrip("?.!").split()
-    while tokens and _norm(tokens[0]) in _STOP | name_words:
-        tokens.pop(0)
-    return _TAIL.sub("", " ".join(tokens)).strip()
+    words = question.strip().rstrip("?.!").split()
+    while words and _norm(words[0]) in _stop() | name_words:
+        words.pop(0)
+    said = tokens(" ".join(words))
+    ends = [start for start, _end in lexicon().find("destination", said) if start > 0]
+    return " ".join(words[:ends[0]]) if ends else " ".join(words)
 
 
 def _words(text: str) -> set[str]:
@@ -113,8 +113,9 @@ def _words(text: str) -> set[str]:
 def _norm(word: str) -> str:
     """Lower case, synonyms folded ("times" -> calculate), simple plurals cut."""
     word = word.lower().strip("'?.,!").replace("'", "")
-    if word in _SYNONYMS:
-        return _SYNONYMS[word]
+    synonyms = dict(lexicon().pairs("tool_synonyms"))
+    if word in synonyms:
+        return synonyms[word]
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 

@@ -27,17 +27,27 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 
-from voiceagent.agent.events import Error, Events, FirstToken, ReplyDone, Request, UserText
+from voiceagent.agent.events import (
+    Error,
+    Events,
+    FirstToken,
+    LocalCommand,
+    ReplyDone,
+    Request,
+    UserText,
+)
+from voiceagent.agent.history import for_model
 from voiceagent.agent.local import LocalMatch, LocalMatcher, answer_locally
-from voiceagent.agent.messages import Message, Price, Reply, Usage
+from voiceagent.agent.messages import Message, Price, Reply, ToolChoice, Usage
 from voiceagent.agent.policy import CallPolicy, Said
-from voiceagent.agent.spoken import Facts
+from voiceagent.agent.spoken import DECLINES_GENERAL, Facts
 from voiceagent.agent.tools import ToolRegistry
 from voiceagent.agent.turn import CallDone, Stop, Turn, TurnResult
 from voiceagent.agent.voice import Voice
 from voiceagent.config import AgentConfig
 from voiceagent.errors import ChatError, ServerDown
 from voiceagent.language import say, tell_model
+from voiceagent.language.topics import topics_of
 from voiceagent.ports import Approver, ChatModel
 
 __all__ = ["Agent", "CallDone", "LocalMatch", "LocalMatcher", "Stop", "TurnResult"]
@@ -100,6 +110,10 @@ class Agent:
             if answered is not None:
                 return answered
         turn = self._turn(history, user_text, on_text, cancel, doubtful)
+        unserved = turn.voice.facts.private
+        if unserved is not None:  # "did I get any new emails": nothing here can know
+            turn.events.emit(LocalCommand(f"unsupported_{unserved.name}", None))
+            return turn.end("done", unserved.reply)
         return _ModelTurn(self, turn, history).run()
 
     def warm_up(self, history: Sequence[Message] = ()) -> None:
@@ -109,7 +123,8 @@ class Agent:
         enough = threading.Event()  # stop at the first token: the prompt is cached by then
         try:
             self.model.complete(self.config.system_prompt,
-                                [*self.prefix, *history, Message("user", "hi")],
+                                [*self.prefix, *for_model(history, self.config.history),
+                                 Message("user", "hi")],
                                 self.tools.specs(), on_text=lambda _: enough.set(), cancel=enough)
         except ChatError as exc:  # the first real turn will report it properly
             log.info("warm-up request failed: %s", exc)
@@ -117,9 +132,13 @@ class Agent:
     def _turn(self, history: tuple[Message, ...], user_text: str,
               on_text: Callable[[str], None] | None, cancel: threading.Event,
               doubtful: bool) -> Turn:
-        facts = Facts(known=[m.text for m in history] + [user_text])
+        facts = Facts(known=[m.text for m in history] + [user_text],
+                      ran_before={m.name for m in history
+                                  if m.role == "tool" and m.name and not m.is_error},
+                      private=topics_of().personal_unserved(user_text),
+                      general=not topics_of().about(user_text))
         said = Said(user_text, earlier=_said_before(history), answering=_answering(history),
-                    last_request=_last_request(history))
+                    last_request=_last_request(history), last_results=_last_results(history))
         def on_error(where: str, exc: Exception) -> None:
             self.events.emit(Error(where, f"{type(exc).__name__}: {exc}"))
 
@@ -139,6 +158,9 @@ class _ModelTurn:
         self.halt = _Halt(turn.cancel, self.deadline)
         self.retry_note = ""
         """Added to the user's words once, when the first answer was held back whole."""
+        self.tool_choice: ToolChoice = "auto"
+        """For the next request: "required" after an answer that claimed what no tool gave,
+        "none" after calls to tools the request is not about."""
         self.retried = False
 
     def run(self) -> TurnResult:
@@ -157,13 +179,14 @@ class _ModelTurn:
                 return turn.cancelled("model")
             if self.halt.is_set():  # the time cap struck in the middle of the reply
                 return turn.capped("seconds", self.a.config.max_seconds)
-            self.retry_note = ""
+            self.retry_note, self.tool_choice = "", "auto"
             # the history keeps what the user heard, not what the filter held back
             turn.messages.append(Message("assistant", turn.voice.end_reply(), reply.calls))
             if not reply.calls:
-                if self._second_chance():
+                again = self._second_chance()
+                if again is True:
                     continue
-                return turn.end("done")
+                return turn.end("done", again or "")
             batch = turn.run_calls(reply.calls)
             if batch.ask and batch.all_failed:
                 return turn.end("done", batch.ask)  # "Set an alarm." -> "For what time?"
@@ -177,24 +200,64 @@ class _ModelTurn:
                                           [o.say for _d, o in batch.done])
             if spoken:
                 return turn.end("done", spoken)
+            if batch.in_words:  # it called tools for what no tool is for: answer in words
+                self.tool_choice = "none"
 
-    def _second_chance(self) -> bool:
-        """A first answer held back whole (a made-up time, JSON, error text) is asked for
-        once more, with why, instead of ending in the "failed" sentence: after small talk the
-        1.5B answered "what time is it" with a time of its own. The note is not kept."""
+    def _second_chance(self) -> bool | str:
+        """When the first answer was held back whole: True to ask the model once more (with
+        why, and the tools it must use), else the one plain sentence to end with ("" for the
+        default). After small talk the 1.5B answered "what time is it" with a time of its
+        own; asked "fine, add naan bread to the list then" it said it would, with no call."""
         voice = self.turn.voice
-        if self.retried or not voice.silent or self.turn.done or not voice.dropped:
-            return False
+        if not voice.silent or not voice.dropped:
+            return ""
+        reasons = [reason for _s, reason in voice.dropped]
+        claimed = [_claim_topic(r) for r in reasons if _claim_topic(r)]
+        known = topics_of()
+        unserved = [known.topic(n) for n in claimed if n in _UNSERVED]
+        if unserved:
+            return unserved[0].reply  # nothing here knows it: say so plainly
+        declined = DECLINES_GENERAL in reasons and not claimed
+        if self.retried or (self.turn.done and not declined):
+            return self._plain() if claimed else ""
         self.retried = True
         self.turn.messages.pop()  # its empty assistant message
-        reasons = ", ".join(sorted({reason for _s, reason in voice.dropped}))
         unknown = [name for sentence, _r in voice.dropped
                    for name in _CALLED.findall(sentence) if name not in self.a.tools]
         voice.dropped.clear()
-        self.retry_note = (tell_model("no_such_tool", name=unknown[0]) if unknown
-                           else tell_model("retry", reasons=reasons))
+        if declined:
+            self.retry_note = tell_model("answer_general")
+            self.tool_choice = "none"
+            voice.facts.general = False  # asked twice: what it says now is its answer
+        elif claimed:
+            tools = self._tools_for_request()
+            if not tools:
+                return self._plain()
+            self.retry_note = tell_model("use_tool", tools=", ".join(tools))
+            self.tool_choice = "required"
+        else:
+            self.retry_note = (tell_model("no_such_tool", name=unknown[0]) if unknown
+                               else tell_model("retry", reasons=", ".join(sorted(set(reasons)))))
         voice.facts.errors.append(self.retry_note)  # a small model may read it back
         return True
+
+    def _tools_for_request(self) -> list[str]:
+        """The enabled tools of the served topics the request speaks of."""
+        return [tool for topic in topics_of().about(self.turn.user_text) if topic.served
+                for tool in topic.tools if tool in self.a.tools]
+
+    def _plain(self) -> str:
+        """The one plain sentence for an answer held back for its claims: what nothing here
+        can do, when the request speaks of such a thing ("set the bed light to 50 percent":
+        the lights, not a sum), else that it could not be done when a tool here serves the
+        request (the model did not use it), else that it cannot be done here."""
+        about = topics_of().about(self.turn.user_text)
+        unserved = [t for t in about if not t.served]
+        if unserved:
+            return unserved[0].reply
+        if any(t.served and set(t.tools) & set(self.a.tools.names) for t in about):
+            return say("failed")
+        return say("cannot")
 
     def _spoken_results(self, done: list[CallDone], said: list[str]) -> str:
         """The results to say as the answer when every call's result is itself the answer
@@ -228,7 +291,8 @@ class _ModelTurn:
         asked = turn.messages[0]
         if self.retry_note:  # the request once more, with why the first answer was not said
             asked = Message("user", f"{asked.text}\n\n{self.retry_note}")
-        messages = [*self.a.prefix, *self.history, asked, *turn.messages[1:]]
+        messages = [*self.a.prefix, *for_model(self.history, self.a.config.history), asked,
+                    *turn.messages[1:]]
         for attempt in (1, 2):
             self.a.events.emit(Request(step, attempt, len(messages)))
             try:
@@ -238,6 +302,7 @@ class _ModelTurn:
                     self.a.tools.specs(),
                     on_text=self._speaker(step),
                     cancel=self.halt,
+                    tool_choice=self.tool_choice,
                 )
             except ChatError as exc:
                 self.a.events.emit(Error("model", str(exc), kind=type(exc).__name__))
@@ -283,6 +348,19 @@ class _ModelTurn:
         return speak
 
 
+_UNSERVED = frozenset(t.name for t in topics_of().topics if not t.served)
+_CLOCK_REASONS = ("made-up time", "a weekday no tool gave")
+
+
+def _claim_topic(reason: str) -> str:
+    """The topic a held-back sentence claimed something about ("" if it claimed nothing)."""
+    if reason.startswith("unbacked "):
+        return reason.removeprefix("unbacked ")
+    if reason in _CLOCK_REASONS:
+        return "clock"
+    return "done" if reason == "claims what no tool did" else ""
+
+
 def _answering(history: Sequence[Message]) -> str:
     """The user's previous request when the last answer was a question to them."""
     said = [m for m in history if m.role in ("user", "assistant") and m.text]
@@ -295,6 +373,17 @@ def _answering(history: Sequence[Message]) -> str:
 def _last_request(history: Sequence[Message]) -> str:
     """What the user said in the last exchange."""
     return next((m.text for m in reversed(history) if m.role == "user"), "")
+
+
+def _last_results(history: Sequence[Message]) -> str:
+    """What the last exchange's tools answered."""
+    found: list[str] = []
+    for message in reversed(history):
+        if message.role == "user":
+            break
+        if message.role == "tool" and not message.is_error:
+            found.insert(0, message.text)
+    return " ".join(found)
 
 
 def _said_before(history: Sequence[Message]) -> str:

@@ -22,6 +22,7 @@ from voiceagent.agent.grounding import ground
 from voiceagent.agent.messages import ToolCall
 from voiceagent.agent.tools import ToolRegistry
 from voiceagent.language import tell_model
+from voiceagent.language.topics import topics_of
 from voiceagent.ports import Approver
 
 Verdict = Literal["run", "refuse", "decline", "misheard", "repeat"]
@@ -40,6 +41,8 @@ class Decision:
     """refuse/decline: what to tell the user instead of another model pass."""
     stop: bool = False
     """repeat: the model asked a second time after being told; the turn stops."""
+    off_topic: bool = False
+    """refuse: the request is not about what the tool is for: answer in words."""
 
 
 @dataclass(frozen=True)
@@ -56,6 +59,9 @@ class Said:
     last_request: str = ""
     """The user's request of the last exchange: it counts for a follow-up's calls ("make it
     12 minutes" keeps the pasta timer's label)."""
+    last_results: str = ""
+    """What the last exchange's tools answered: it counts for a follow-up's calls too ("add
+    a hundred to that" works on the 84 a sum gave)."""
 
 
 @dataclass
@@ -86,7 +92,11 @@ class CallPolicy:
             return Decision("run", call)  # the registry answers with what is wrong
         if self.doubtful and tool.writes:
             return Decision("misheard", call, tell_model("doubtful"))
-        answering = self.said.answering or (self.said.last_request if follow else "")
+        if not template and self._off_topic(call.name, tool.writes):
+            return Decision("refuse", call, tell_model("off_topic", name=call.name),
+                            off_topic=True)
+        answering = self.said.answering or (
+            f"{self.said.last_request} {self.said.last_results}" if follow else "")
         grounding = ground(tool, runs.args, self.said.now, earlier=self.said.earlier,
                            answering=answering, template=template)
         if grounding.error:
@@ -99,6 +109,16 @@ class CallPolicy:
             return Decision("run", ToolCall(call.id, call.name, args, call.bad_json),
                             tell_model("dropped", what=dropped))
         return Decision("run", call)
+
+    def _off_topic(self, name: str, writes: bool) -> bool:
+        """The model called `name` for a request that does not speak of what it is for
+        ("reserve the closest uber" -> a new list, "who wrote Hamlet" -> calculate). Words
+        of the request this one answers count; for a tool that only reads, the last
+        request's too ("and in Paris?" after the time in Tokyo)."""
+        said = f"{self.said.answering} {self.said.now}"
+        if not writes:
+            said = f"{self.said.last_request} {said}"
+        return topics_of().on_topic(name, said) is False
 
     def seen(self, calls: list[tuple[ToolCall, str]]) -> None:
         """The model has now seen these calls' results: asking again is a repeat."""

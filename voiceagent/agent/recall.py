@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from voiceagent.agent.messages import Message
+from voiceagent.language import say
 
 INTENTS = frozenset({"repeat_answer", "last_request"})
 """The local intents (language/en/replies.yaml) answered here."""
@@ -28,4 +29,4 @@ def recall(intent: str, history: Sequence[Message],
     if role == "assistant":
         return said[-1]
     asked = said[-1]
-    return f"You asked: {asked}" + ("" if asked[-1] in ".?!" else ".")
+    return say("you_asked", asked=asked + ("" if asked[-1] in ".?!" else "."))

@@ -9,18 +9,26 @@ sentence instead (the loop decides which).
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
-_ERROR = re.compile(r"\berror\b\s*:|\btraceback\b|\bexception\b\s*:|\bnot run\b\s*:", re.I)
+from voiceagent.language import lexicon, tokens
+from voiceagent.language.topics import DONE, Topic, topics_of
+
+
+@functools.cache
+def _error() -> re.Pattern[str]:
+    """An error's opening words followed by a colon ("Error:", "not run:"), or a
+    traceback."""
+    words = "|".join(r"\s+".join(map(re.escape, t)) for t in lexicon().terms("error_words"))
+    return re.compile(rf"\b(?:{words})\b\s*:|\btraceback\b", re.I)
 _JSON = re.compile(r"[{}\[\]]\s*\"|\"\s*:\s*[\[{\"\d]|^\s*[{\[]|[}\]]\s*$")
-_PLACEHOLDER = re.compile(r"\[[^\]]{1,60}\]|<[a-z_ ]{2,40}>|\{\{?[^}]{1,40}\}?\}|"
-                          r"\bplaceholder\b", re.I)
+_PLACEHOLDER = re.compile(r"\[[^\]]{1,60}\]|<[a-z_ ]{2,40}>|\{\{?[^}]{1,40}\}?\}")
+"""Template placeholders left in ("The date is [insert date].")."""
 
 
-_WEEKDAY = re.compile(r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday)", re.I)
-"""A day of the week in an answer must come from a tool or the user: asked "What day of the
-week is it?" without the clock, the 1.5B said "Monday" on a Tuesday."""
+
 
 
 def _words(text: str) -> list[str]:
@@ -33,30 +41,68 @@ _CLOCK = re.compile(r"\b\d{1,2}:\d{2}\b")
 @dataclass
 class Facts:
     """What a turn's sentences may rest on: this turn's tool errors (a sentence that parrots
-    one is dropped) and what the user said and the tools answered (a clock time or weekday
-    must come from these: a small model answers "what's the time" with one it made up)."""
+    one is dropped), what the user said and the tools answered (a clock time or weekday
+    must come from these: a small model answers "what's the time" with one it made up), and
+    which tools ran (a claim that something was done, or about live state, must rest on
+    them: "Sure, I'll add naan bread" with no call, "The current month is October")."""
 
     known: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    ran: set[str] = field(default_factory=set)
+    """Tools whose calls succeeded in this turn."""
+    ran_before: set[str] = field(default_factory=set)
+    """Tools with results earlier in the conversation."""
+    wrote: bool = False
+    """A call that changes something succeeded in this turn."""
+    private: Topic | None = None
+    """The unserved topic the request asks about the user's own world (their email):
+    anything but a refusal is made up."""
+    general: bool = False
+    """The request speaks of no topic a tool serves or that nothing here can do: a general
+    question, for the model to answer from what it knows, not to decline."""
+
+
+def unbacked(sentence: str, facts: Facts) -> str:
+    """Why `sentence` claims what no tool backs ("" when it does not): something done with
+    no call that did it, live state no tool of this turn gave, what nothing here can know."""
+    for topic in topics_of().claimed(sentence):
+        if topic.name == DONE:
+            if not facts.wrote:
+                return "claims what no tool did"
+        elif not topic.served:
+            return f"unbacked {topic.name}"
+        elif not (set(topic.tools) & facts.ran
+                  or (topic.conversation and set(topic.tools) & facts.ran_before)):
+            return f"unbacked {topic.name}"
+    if facts.private is not None and not topics_of().refuses(sentence):
+        return f"unbacked {facts.private.name}"
+    if facts.general and lexicon().has("declines", sentence):
+        return DECLINES_GENERAL
+    return ""
+
+
+DECLINES_GENERAL = "declines a general question"
 
 
 def unspeakable(sentence: str, facts: Facts | None = None) -> str:
     """Why `sentence` must not be spoken ("" when it may): error text, JSON, a placeholder,
     a sentence that mostly repeats one of this turn's tool errors, or (given `facts`) a
     clock time or weekday nobody told it."""
-    if _ERROR.search(sentence):
+    if _error().search(sentence):
         return "error text"
     if _JSON.search(sentence):
         return "raw JSON"
-    if _PLACEHOLDER.search(sentence):
+    if _PLACEHOLDER.search(sentence) or lexicon().has("placeholder_words", sentence):
         return "placeholder"
     if facts is None:
         return ""
     for time in _CLOCK.findall(sentence):
         if not any(time in fact for fact in facts.known):
             return "made-up time"
-    for day in _WEEKDAY.findall(sentence):
-        if not any(day.lower() in fact.lower() for fact in facts.known):
+    # asked "What day of the week is it?" without the clock, the 1.5B said "Monday" on a
+    # Tuesday: a weekday must come from a tool or the user
+    for day in lexicon().words("weekdays") & set(tokens(sentence)):
+        if not any(day in fact.lower() for fact in facts.known):
             return "a weekday no tool gave"
     said = _words(sentence)
     if len(said) >= 5:
@@ -64,4 +110,4 @@ def unspeakable(sentence: str, facts: Facts | None = None) -> str:
             error_words = set(_words(error))
             if sum(w in error_words for w in said) / len(said) >= 0.7:
                 return "repeats a tool error"
-    return ""
+    return unbacked(sentence, facts)

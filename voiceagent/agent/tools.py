@@ -61,6 +61,13 @@ class Tool:
     not said at all ("Set an alarm." -> "For what time?"), instead of another model pass."""
     sentences: tuple[str, ...] = ()
     """Sentence templates (hassil syntax) that run this tool without the model."""
+    known: tuple[tuple[str, Callable[[str], bool]], ...] = ()
+    """(parameter, exists): a `grounded` value that names something that already exists (a
+    list the user has) need not have been said; a new one must ("reserve the closest uber"
+    made an "uber-reservations" list)."""
+    carries: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """(lexicon word set, parameters): words of that set the user said must be in one of
+    those parameters ("days", ("time", "label")): the inverse of `grounded`."""
 
     @property
     def spec(self) -> ToolSpec:
@@ -86,6 +93,8 @@ def tool(
     counted: Iterable[str] = (),
     asks: Mapping[str, str] | None = None,
     sentences: Iterable[str] = (),
+    carries: Mapping[str, Iterable[str]] | None = None,
+    known: Mapping[str, Callable[[str], bool]] | None = None,
 ) -> Any:
     """Decorator: `@tool` or `@tool(needs_approval=True, ...)` turns a function into a Tool.
     Used bare on an existing function too: `tool(func, speaks_result=True)`.
@@ -111,6 +120,8 @@ def tool(
             counted=tuple(counted),
             asks=tuple((asks or {}).items()),
             sentences=tuple(sentences),
+            carries=tuple((k, tuple(v)) for k, v in (carries or {}).items()),
+            known=tuple((known or {}).items()),
         )
 
     return wrap(func) if func is not None else wrap

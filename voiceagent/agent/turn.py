@@ -69,6 +69,8 @@ class Batch:
     """cancelled, loop (a repeat after the warning) or misheard; None to go on."""
     ask: str = ""
     """A question for the user from a refused call ("For what time?")."""
+    in_words: bool = False
+    """Every call was for a tool the request is not about: the model answers in words."""
 
     @property
     def declined(self) -> bool:
@@ -103,6 +105,7 @@ class Turn:
         batch: list[tuple[CallDone, Outcome]] = []
         stop: Stop | None = None
         ask = ""
+        off_topic = 0
         for call in calls:
             if self.cancel.is_set():
                 stop = "cancelled"
@@ -125,13 +128,14 @@ class Turn:
                 outcome = Outcome(decision.note)
             else:  # refuse, misheard: not run, the model reads why
                 ask = ask or decision.ask
+                off_topic += decision.off_topic
                 stop = stop or ("misheard" if decision.verdict == "misheard" else None)
                 outcome = Outcome(decision.note, error=True)
             batch.append(self._record(call, outcome, start))
         self.policy.seen([(d.call, d.text) for d, _o in batch if not d.error])
         if stop is None and self.cancel.is_set():
             stop = "cancelled"
-        return Batch(batch, stop, ask)
+        return Batch(batch, stop, ask, in_words=bool(calls) and off_topic == len(calls))
 
     def _record(self, call: ToolCall, outcome: Outcome,
                 start: float | None = None) -> tuple[CallDone, Outcome]:
@@ -142,6 +146,10 @@ class Turn:
         self.done.append(done)
         facts = self.voice.facts
         (facts.errors if outcome.error else facts.known).append(text)
+        tool = self.tools.get(call.name)
+        if not outcome.error and tool is not None and text != tell_model("declined"):
+            facts.ran.add(call.name)
+            facts.wrote = facts.wrote or tool.writes
         seconds = round(time.monotonic() - start, 4) if start is not None else 0.0
         self.events.emit(ToolResult(call.id, call.name, text, outcome.error, seconds,
                                     [r.to_dict() for r in outcome.refs]))

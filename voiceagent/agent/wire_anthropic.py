@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from voiceagent.agent.http import HTTPChat, ServerError, StreamCancelled
-from voiceagent.agent.messages import Message, Reply, ToolCall, ToolSpec, Usage
+from voiceagent.agent.messages import Message, Reply, ToolCall, ToolChoice, ToolSpec, Usage
 from voiceagent.agent.wire_openai import decode_chunk, parse_call
 from voiceagent.errors import ChatError
 
@@ -57,8 +57,11 @@ class AnthropicChat(HTTPChat):
         *,
         on_text: Callable[[str], None] | None = None,
         cancel: threading.Event | None = None,
+        tool_choice: ToolChoice = "auto",
     ) -> Reply:
         body = self.request_body(system, messages, tools)
+        if tools and tool_choice != "auto":
+            body["tool_choice"] = {"type": "any" if tool_choice == "required" else "none"}
         reply_id = f"toolu_{next(self._replies)}_"
         blocks: dict[int, dict[str, Any]] = {}
         usage = Usage()

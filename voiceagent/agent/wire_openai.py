@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from voiceagent.agent.http import HTTPChat, HTTPClient, ServerError, StreamCancelled
-from voiceagent.agent.messages import Message, Reply, ToolCall, ToolSpec, Usage
+from voiceagent.agent.messages import Message, Reply, ToolCall, ToolChoice, ToolSpec, Usage
 from voiceagent.agent.recover import TextGate, recover_calls
 from voiceagent.errors import ChatError
 
@@ -40,8 +40,11 @@ class OpenAIChat(HTTPChat):
         *,
         on_text: Callable[[str], None] | None = None,
         cancel: threading.Event | None = None,
+        tool_choice: ToolChoice = "auto",
     ) -> Reply:
         body = self.request_body(system, messages, tools)
+        if tools and tool_choice != "auto":
+            body["tool_choice"] = tool_choice
         gate = TextGate(on_text)
         try:
             return self._stream(body, tools, gate, on_text, cancel)

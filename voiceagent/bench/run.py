@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from voiceagent.agent.events import Event, Events
-from voiceagent.agent.messages import Message, Reply, ToolSpec
+from voiceagent.agent.messages import Message, Reply, ToolChoice, ToolSpec
 from voiceagent.assistant import Assistant
 from voiceagent.audio import Audio, load_audio
 from voiceagent.bench.report import render_table, summarize, turn_figures, typical_pair, word_errors
@@ -131,9 +131,11 @@ class WholeReply:
 
     def complete(self, system: str, messages: Sequence[Message], tools: Sequence[ToolSpec], *,
                  on_text: Callable[[str], None] | None = None,
-                 cancel: threading.Event | None = None) -> Reply:
+                 cancel: threading.Event | None = None,
+                 tool_choice: ToolChoice = "auto") -> Reply:
         if on_text is None:
-            return self._inner.complete(system, messages, tools, cancel=cancel)
+            return self._inner.complete(system, messages, tools, cancel=cancel,
+                                        tool_choice=tool_choice)
         parts: list[str] = []
 
         def hold(delta: str) -> None:
@@ -141,7 +143,8 @@ class WholeReply:
                 on_text("")
             parts.append(delta)
 
-        reply = self._inner.complete(system, messages, tools, on_text=hold, cancel=cancel)
+        reply = self._inner.complete(system, messages, tools, on_text=hold, cancel=cancel,
+                                     tool_choice=tool_choice)
         if parts:
             on_text("".join(parts))
         return reply

@@ -6,6 +6,7 @@
     # None: send the utterance to the LLM unchanged.
 """
 
-from voiceagent.intents.matcher import LocalCommands, LocalMatch
+from voiceagent.intents.match import LocalMatch
+from voiceagent.intents.matcher import LocalCommands
 
 __all__ = ["LocalCommands", "LocalMatch"]

@@ -1,112 +1,210 @@
-"""Commands that point back at the last exchange: "cancel it" right after a timer was set,
-"make it 12 minutes", "take that off" after adding to a list, "what's on it now?".
+"""Commands that point back at what the last exchange did: "cancel it" right after a timer,
+"make it 12 minutes", "sorry, I meant margarine, not butter", "what's on it now?", "the
+pasta one" after "Which one?", "now add a hundred to that".
 
-The templates cannot know what "it" is, and "cancel it" matched "never mind": the user heard
-"OK." and the pasta timer kept running; "Actually make it 12 minutes" went to the model, which
-set a second timer next to the first; "How many things are on it?" was answered by the model
-from memory, one item short. What the last turn's tools did (their results, which say what
-really happened) says what "it" is.
+The sentences are templates (language/en/follow_ups.yaml); what "it" is comes from the
+typed references the last exchange's tools returned (agent/outcome.py), never from their
+sentences, so a confirmation can be reworded without breaking "cancel it". Anything the
+templates do not cover goes to the model, which sees the exchange in words.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
+
+import yaml
+from hassil import Intents, recognize_all
 
 from voiceagent.agent.messages import Message
 from voiceagent.agent.outcome import Ref
 from voiceagent.intents import slots
-from voiceagent.intents.matcher import LocalMatch
+from voiceagent.intents.match import LocalMatch
 from voiceagent.intents.normalize import clean
+from voiceagent.intents.numbers import number_value
+from voiceagent.language import lexicon, tokens
 from voiceagent.ports import Clock
 from voiceagent.tools.timers import said_day
+from voiceagent.tools.words import spoken_duration
 
-_FIRST = r"(?:(?:no|oh|wait|actually|sorry|oops|and|so)[\s,]+)*"
-"""A correction's opening words: "No, take it off.", "Actually, make it 12 minutes."."""
-_UNDO = re.compile(_FIRST + r"(?:please\s+)?(?:cancel|stop|delete|remove|kill|undo|scratch|"
-                   r"turn off|switch off|get rid of|take)\s+(?:it|that|this|that one|this one|"
-                   r"them|those)(?:\s+(?:off|out|away))?(?:\s+(?:please|again|now))?", re.I)
-_CHANGE = re.compile(_FIRST + r"(?:(?:make|change|set|switch|move)\s+(?:it|that)\s+"
-                     r"(?:to\s+|for\s+|into\s+)?|(?:no|actually)[\s,]+)(?P<new>.+)", re.I)
-_READ = re.compile(_FIRST + r"(?:(?:what's|what is|whats|what else is|what's left|what is left)"
-                   r"\s+(?:on|in)\s+(?:it|there|that|that list|the list)|how many (?:things|"
-                   r"items)(?:\s+(?:are|have i got|do i have|is there))?\s+(?:on|in)\s+(?:it|"
-                   r"there|that|that list|the list)|read (?:it|that|the list|that list)"
-                   r"(?:\s+(?:back|out))?(?:\s+to me)?)(?:\s+(?:now|then|please))?", re.I)
-_WHICH_NOISE = re.compile(r"\b(?:the|one|ones|please|timers?|alarms?|cancel|stop|delete|remove|"
-                          r"of|them|it)\b", re.I)
+log = logging.getLogger(__name__)
 
-def _last_exchange(history: Sequence[Message]) -> list[tuple[str, tuple[Ref, ...]]]:
-    """(tool name, its outcome's references) of each call of the last exchange that ran."""
-    results: list[tuple[str, tuple[Ref, ...]]] = []
+FILE = "follow_ups.yaml"
+
+
+@dataclass(frozen=True)
+class Pointer:
+    """A sentence that points back: what it does and the user's words for its slots."""
+
+    follow: str
+    words: dict[str, str]
+
+
+def last_refs(history: Sequence[Message]) -> list[Ref]:
+    """What the last exchange's calls made, changed, read or offered (calls that ran)."""
+    refs: list[Ref] = []
     for message in reversed(history):
         if message.role == "user":
             break
-        if message.role == "tool" and message.name and not message.is_error:
-            results.insert(0, (message.name, message.refs))
-    return results
+        if message.role == "tool" and not message.is_error:
+            refs[:0] = message.refs
+    return refs
 
 
-def _made(refs: Sequence[Ref]) -> list[Ref]:
-    """What the last exchange made or put on a list: what "it" can be."""
-    return [r for r in refs if r.action in ("made", "added", "read", "removed")
-            and r.kind in ("timer", "alarm", "list")]
+class FollowUps:
+    """Recognises follow-ups and turns them into calls on the last exchange's outcomes."""
 
+    def __init__(self, clock: Clock) -> None:
+        self.clock = clock
+        data = yaml.safe_load(lexicon().file(FILE).read_text(encoding="utf-8"))
+        self._follow = {name: spec["follow"] for name, spec in data["intents"].items()}
+        data["intents"] = {name: {"data": spec["data"]} for name, spec in data["intents"].items()}
+        self._intents = Intents.from_dict(data)
+        self._do: dict[str, Callable[[Pointer, list[Ref]], list[LocalMatch]]] = {
+            "cancel": self._cancel, "undo": self._undo, "change": self._change,
+            "correct": self._correct, "read": self._read, "which": self._which,
+            "arith": self._arith}
 
-def _asked_which(exchange: list[tuple[str, tuple[Ref, ...]]]) -> bool:
-    """The last exchange ended in a question naming what it offers ("Which one? You have
-    ...")."""
-    return any(r.action == "offered" for _t, refs in exchange for r in refs)
-
-
-def follow_up(text: str, history: Sequence[Message], clock: Clock) -> list[LocalMatch]:
-    """The calls `text` asks for when it points at what the last exchange made (one timer,
-    alarm or list); [] when it does not (the templates and the model take it as usual)."""
-    said = clean(text)
-    exchange = _last_exchange(history)
-    if not said or not exchange:
+    def calls(self, text: str, history: Sequence[Message]) -> list[LocalMatch]:
+        """The calls `text` asks for on what the last exchange did; [] when it does not
+        point back, or points at nothing this can act on."""
+        refs = last_refs(history)
+        said = clean(text)
+        if not refs or not said:
+            return []
+        try:
+            readings = sorted(recognize_all(said, self._intents),
+                              key=lambda r: -r.text_chunks_matched)
+        except Exception:  # a matcher fault must never cost the turn: the model answers
+            log.exception("matching a follow-up failed on %r", said)
+            return []
+        for reading in readings:
+            pointer = Pointer(self._follow[reading.intent.name], {
+                e.name: (said[e.text_span[0]:e.text_span[1]] if e.is_wildcard and e.text_span
+                         else str(e.value)) for e in reading.entities_list})
+            found = self._do[pointer.follow](pointer, refs)
+            if found:
+                return found
         return []
-    if _asked_which(exchange):  # "Which one? You have ..." -> "The pasta one."
-        which = " ".join(_WHICH_NOISE.sub(" ", said).split())
-        if re.fullmatch(r"(?:all|both|every|everything)", which, re.I):
-            which = "all"
-        return [LocalMatch("timer_which", "cancel_timer", {"which": which})] if which else []
-    made = _made([r for _t, refs in exchange for r in refs])
-    if len({(r.kind, r.key) for r in made}) > 1 and _UNDO.fullmatch(said) \
-            and all(r.action == "read" and r.kind != "list" for r in made):
-        return [LocalMatch("timer_cancel", "cancel_timer", {"which": ""})]  # it asks which
-    if len({(r.kind, r.key) for r in made}) != 1:  # nothing, or "it" could be either of two
+
+    # -- what each kind does -----------------------------------------------------------------
+
+    def _cancel(self, pointer: Pointer, refs: list[Ref]) -> list[LocalMatch]:
+        """What was made or added, taken away ("cancel it", "take that off")."""
+        return self._undo(pointer, [r for r in refs if r.action in ("made", "added", "read")])
+
+    def _undo(self, _pointer: Pointer, refs: list[Ref]) -> list[LocalMatch]:
+        """The opposite of what was done ("scrap that", "take it back")."""
+        undone: list[LocalMatch] = []
+        for r in refs:
+            if r.kind in ("timer", "alarm") and r.action == "made":
+                undone.append(LocalMatch("timer_cancel", "cancel_timer", {"which": r.key}))
+            elif r.kind == "list" and r.action == "added" and r.items:
+                undone.append(LocalMatch("list_remove", "remove_from_list",
+                                         {"list_name": r.key, "items": ", ".join(r.items)}))
+            elif r.kind == "list" and r.action in ("removed", "cleared") and r.items:
+                undone.append(LocalMatch("list_add", "add_to_list",
+                                         {"list_name": r.key, "items": ", ".join(r.items)}))
+        if undone:
+            return undone
+        shown = [r for r in refs if r.kind in ("timer", "alarm") and r.action == "read"]
+        if len(shown) == 1:  # "How long is left?" "Cancel it."
+            return [LocalMatch("timer_cancel", "cancel_timer", {"which": shown[0].key})]
+        if shown:  # several: cancel_timer asks which
+            return [LocalMatch("timer_cancel", "cancel_timer", {"which": ""})]
         return []
-    thing = made[-1]
-    if thing.kind == "list":
-        return _list_follow_up(said, thing, made)
-    if _UNDO.fullmatch(said):
-        return [LocalMatch("timer_cancel", "cancel_timer", {"which": thing.key})]
-    changed = _CHANGE.fullmatch(said)
-    if not changed or thing.action != "made":
+
+    def _change(self, pointer: Pointer, refs: list[Ref]) -> list[LocalMatch]:
+        new = pointer.words.get("new", "")
+        made = [r for r in refs if r.kind in ("timer", "alarm") and r.action == "made"]
+        if len(made) == 1:
+            return self._reset(made[0], new)
+        added = [r for r in refs if r.kind == "list" and r.action == "added"]
+        if len(added) == 1 and len(added[0].items) == 1:
+            return self._replace(added[0], added[0].items[0], new)
         return []
-    tool = "set_timer" if thing.kind == "timer" else "set_alarm"
-    new = slots.duration(changed["new"]) if tool == "set_timer" else slots.time_of_day(
-        changed["new"], clock)
-    if new is None:
-        return []
-    today = clock.now()
-    if tool == "set_alarm" and thing.due is not None \
-            and said_day(new["time"], today)[1] is None:
-        day = datetime.fromtimestamp(thing.due, clock.zone).date()
-        if day != today.date():  # "make it 10" keeps "on Friday"
-            new = {"time": f"{new['time']} on {day:%A}"}
-    intent = "timer_start" if tool == "set_timer" else "alarm_set"
-    return [LocalMatch("timer_cancel", "cancel_timer", {"which": thing.key}),
-            LocalMatch(intent, tool, {**new, "label": thing.label})]
+
+    def _correct(self, pointer: Pointer, refs: list[Ref]) -> list[LocalMatch]:
+        new, old = pointer.words.get("new", ""), pointer.words.get("old", "")
+        for r in refs:
+            if r.kind == "list" and r.action == "added":
+                item = next((i for i in r.items if _same_item(i, old)), None)
+                if item is not None:
+                    return self._replace(r, item, new)
+        made = [r for r in refs if r.kind in ("timer", "alarm") and r.action == "made"]
+        return self._reset(made[0], new) if len(made) == 1 else []
+
+    def _read(self, _pointer: Pointer, refs: list[Ref]) -> list[LocalMatch]:
+        names = {r.key for r in refs if r.kind == "list"}
+        if len(names) != 1:
+            return []
+        return [LocalMatch("list_read", "read_list", {"list_name": names.pop()})]
+
+    def _which(self, pointer: Pointer, refs: list[Ref]) -> list[LocalMatch]:
+        offered = [r for r in refs if r.action == "offered"]
+        words = [w for w in tokens(pointer.words.get("which", ""))
+                 if w not in lexicon().words("pointing")]
+        if not offered or not words:
+            return []
+        if set(words) & lexicon().words("every"):
+            return [LocalMatch("timer_which", "cancel_timer", {"which": "all"})]
+        named = [r for r in offered if r.label and set(tokens(r.label)) & set(words)]
+        if len(named) != 1:
+            length = slots.duration(" ".join(words))
+            named = [r for r in offered if length is not None and r.kind == "timer"
+                     and r.value is not None
+                     and spoken_duration(r.value) == length["duration"]] or named
+        if len(named) == 1:
+            return [LocalMatch("timer_which", "cancel_timer", {"which": named[0].key})]
+        return [LocalMatch("timer_which", "cancel_timer", {"which": " ".join(words)})]
+
+    def _arith(self, pointer: Pointer, refs: list[Ref]) -> list[LocalMatch]:
+        numbers = [r for r in refs if r.kind == "number" and r.value is not None]
+        number = number_value(slots.strip_edges(pointer.words.get("number", "")))
+        op = pointer.words.get("op", "")
+        if len(numbers) != 1 or number is None or not op:
+            return []
+        expression = f"{numbers[0].value:g} {op} {number:g}"
+        found = slots.expression(expression)
+        return [LocalMatch("calculate", "calculate", found)] if found else []
+
+    # -- shared ------------------------------------------------------------------------------
+
+    def _reset(self, thing: Ref, new: str) -> list[LocalMatch]:
+        """The timer or alarm `thing` again, with the length or time `new` (its label kept;
+        an alarm keeps its day unless a day was said)."""
+        if thing.kind == "timer":
+            length = slots.duration(new)
+            if length is None:
+                return []
+            return [LocalMatch("timer_cancel", "cancel_timer", {"which": thing.key}),
+                    LocalMatch("timer_start", "set_timer", {**length, "label": thing.label})]
+        at = slots.time_of_day(new, self.clock)
+        if at is None:
+            return []
+        today = self.clock.now()
+        if thing.due is not None and said_day(at["time"], today)[1] is None:
+            day = datetime.fromtimestamp(thing.due, self.clock.zone).date()
+            if day != today.date():  # "make it 10" keeps "on Friday"
+                at = {"time": f"{at['time']} on {day:%A}"}
+        return [LocalMatch("timer_cancel", "cancel_timer", {"which": thing.key}),
+                LocalMatch("alarm_set", "set_alarm", {**at, "label": thing.label})]
+
+    @staticmethod
+    def _replace(on: Ref, old: str, new: str) -> list[LocalMatch]:
+        """On list `on`, `old` taken off and `new` put on instead."""
+        items = slots.items(new)
+        if items is None or _same_item(items["items"], old):
+            return []
+        return [LocalMatch("list_remove", "remove_from_list", {"list_name": on.key, "items": old}),
+                LocalMatch("list_add", "add_to_list", {"list_name": on.key, **items})]
 
 
-def _list_follow_up(said: str, thing: Ref, made: list[Ref]) -> list[LocalMatch]:
-    if _READ.fullmatch(said):
-        return [LocalMatch("list_read", "read_list", {"list_name": thing.key})]
-    added = [item for r in made if r.action == "added" for item in r.items]
-    if _UNDO.fullmatch(said) and added:
-        return [LocalMatch("list_remove", "remove_from_list",
-                           {"list_name": thing.key, "items": ", ".join(added)})]
-    return []
+def _same_item(a: str, b: str) -> bool:
+    """The same thing, forgiving case, articles and a plural s."""
+    def norm(text: str) -> list[str]:
+        return [w.rstrip("s") for w in tokens(text) if w not in lexicon().words("articles")]
+    return bool(norm(a)) and norm(a) == norm(b)
+

@@ -20,6 +20,8 @@ from hassil.recognize import RecognizeResult
 from voiceagent.agent.messages import Message, ToolCall
 from voiceagent.agent.tools import ToolRegistry
 from voiceagent.intents import slots
+from voiceagent.intents.follow_up import FollowUps
+from voiceagent.intents.match import LocalMatch
 from voiceagent.intents.normalize import clean
 from voiceagent.language import lexicon
 from voiceagent.ports import Clock
@@ -30,26 +32,10 @@ log = logging.getLogger(__name__)
 
 SENTENCE_FILES = ("builtin.yaml", "replies.yaml")
 _CLAUSE = re.compile(r"\s*[,.;!?]\s+|\s*[.;!?]$")
-_CORRECTION = re.compile(r"\b(?:no|not|don't|do not|wait|actually|instead|rather|sorry|"
-                         r"i mean|make (?:it|that)|scratch that|hold on|oops)\b", re.I)
 
 
 PLEASANTRIES = frozenset({"thanks", "greeting", "how_are_you"})
 """Remarks around a request that do not change it ("Good morning, what time is it?")."""
-
-
-@dataclass(frozen=True)
-class LocalMatch:
-    """A sentence understood without the LLM."""
-
-    intent: str
-    """What was asked: "timer_start", "list_add", "time", "stop", "unsupported_weather", ..."""
-    tool: str | None
-    """The registry tool to run, or None (stop, thanks, requests nothing here serves)."""
-    args: dict[str, Any]
-    """Arguments for that tool, only from what was said."""
-    reply: str = ""
-    """For tool=None: the sentence to say ("OK.", "I can't check the weather: ...")."""
 
 
 @dataclass(frozen=True)
@@ -78,6 +64,7 @@ class LocalCommands:
         data = _load_sentences()
         self._meta: dict[str, tuple[str | None, str]] = {}
         self._readers: dict[str, slots.Reader] = slots.readers(self.clock)
+        self._follow_ups = FollowUps(self.clock)
         intents: dict[str, Any] = {}
         for name, spec in data["intents"].items():
             tool = spec.get("tool")
@@ -122,9 +109,7 @@ class LocalCommands:
     def follow_up(self, text: str, history: Sequence[Message]) -> list[LocalMatch]:
         """The commands `text` gives by pointing at the last exchange ("cancel it" after a
         timer was set); [] otherwise (intents/follow_up.py)."""
-        from voiceagent.intents.follow_up import follow_up
-
-        found = follow_up(text, history, self.clock)
+        found = self._follow_ups.calls(text, history)
         if found and found[0].intent == "timer_which" and self.match(text) is not None:
             return []  # "Never mind.", "Cancel all of them." answer "Which one?" themselves
         return found if all(m.tool is None or m.tool in self.registry for m in found) else []
@@ -151,7 +136,7 @@ class LocalCommands:
             if not found or len(found) != len(results):
                 return None
             return next((m for m in found if m.intent not in PLEASANTRIES), found[0])
-        if (len(commands) > 1 or _CORRECTION.search(said)
+        if (len(commands) > 1 or lexicon().has("correction", said)
                 or any(m.tool is None and m.intent not in PLEASANTRIES for m in found)):
             return None
         return next(iter(commands.values()))

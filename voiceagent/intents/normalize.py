@@ -2,7 +2,8 @@
 
 The result keeps the user's words, case and inner commas (list items are cut from it), so
 whatever a template's slot takes from it is still what the user said. The words are the
-lexicon's: hesitations, politeness, openers, wake_names, request_openers, request_tails.
+lexicon's: fillers, politeness, request_asides, addresses, request_openers,
+request_tails.
 """
 
 from __future__ import annotations
@@ -20,10 +21,10 @@ def _stretched(term: str) -> str:
 
 
 _HESITATION = re.compile(
-    r"\b(?:" + "|".join(_stretched(t) for t in _LEX.phrases("hesitations")) + r")\b[,.]?\s*",
+    r"\b(?:" + "|".join(_stretched(t) for t in _LEX.phrases("fillers")) + r")\b[,.]?\s*",
     re.I)
 _ANYWHERE = re.compile(rf"(?:,\s*)?\b(?:{_LEX.regex('politeness')})\b,?\s*", re.I)
-_STARTS = "|".join(_LEX.regex(name) for name in ("openers", "wake_names", "request_openers"))
+_STARTS = "|".join(_LEX.regex(name) for name in ("request_asides", "addresses", "request_openers"))
 _LEADING = re.compile(rf"^(?:{_STARTS})\b[,.!]?\s+", re.I)
 _TRAILING = re.compile(rf"[,\s]+(?:{_LEX.regex('request_tails')})$", re.I)
 _EDGE = "\"'.,!?;:…-–— \t\n"

@@ -14,6 +14,7 @@ from typing import Any
 
 from voiceagent.errors import ToolError
 from voiceagent.intents.numbers import duration_seconds, number_value, split_quantity
+from voiceagent.language import lexicon, tokens
 from voiceagent.ports import Clock
 from voiceagent.tools import calculator, clock, timers
 from voiceagent.tools.words import numbers_in, parse_clock_time, spoken_duration
@@ -23,16 +24,6 @@ Args = dict[str, Any]
 Reader = Callable[[str], Args | None]
 
 MAX_TIMER_SECONDS = 7 * 86400
-_ARTICLES = re.compile(r"^(?:(?:the|my|a|an|our|this|that|some)\s+)+", re.I)
-_ANAPHORA = {"it", "that", "this", "them", "those", "these", "one", "something", "stuff",
-             "things", "everything", "all", "anything", "all of it", "the rest"}
-_OWN_WORDS = re.compile(r"\b(?:timers?|alarms?(?! system)|lists?|notes?|reminders?)\b", re.I)
-_LIST_STOP = {"from", "on", "off", "onto", "into", "in", "of", "and", "with", "for", "list",
-              "lists", "add", "put", "remove", "delete", "it", "that", "them", "everything"}
-_NOT_NAMES = {"now", "me", "us", "later", "today", "tonight", "tomorrow", "right now", "please",
-              "starting now", "from now", "exactly", "precisely", "real", "quick"}
-_REMINISCING = {"time", "day", "night", "one", "movie", "film", "song", "game", "guy", "girl",
-                "place", "trip", "party", "show", "weekend", "summer", "year"}
 _CALC_OP = re.compile(r"[-+*/%]|\b(?:sqrt|abs|round|log|ln|sin|cos|tan)\(")
 
 
@@ -41,7 +32,17 @@ def strip_edges(text: str) -> str:
 
 
 def _without_articles(text: str) -> str:
-    return _ARTICLES.sub("", strip_edges(text)).strip()
+    """`text` without the determiners before it ("the pasta" -> "pasta"), case kept."""
+    words = strip_edges(text).split()
+    determiners = lexicon().words("determiners")
+    while words and words[0].lower() in determiners:
+        words.pop(0)
+    return " ".join(words)
+
+
+def _is(set_name: str, text: str) -> bool:
+    """`text` is, as a whole, one term of the lexicon's set `set_name`."""
+    return tuple(tokens(text)) in lexicon().terms(set_name)
 
 
 def duration(text: str) -> Args | None:
@@ -54,9 +55,9 @@ def duration(text: str) -> Args | None:
 def label(text: str) -> Args | None:
     """A timer's or alarm's name: a few words that are not themselves an amount of time."""
     words = _without_articles(text)
-    if (not words or len(words.split()) > 8 or words.lower() in _ANAPHORA | _NOT_NAMES
-            or re.search(r"[,;:]|\d|\b(?:timer|alarm)s?\b|\b(?:set|start|turn|switch|add|"
-                         r"cancel|stop|delete|remove|please)\b", numbers_in(words.lower()))):
+    if (not words or len(words.split()) > 8 or _is("anaphora", words) or _is("not_names", words)
+            or re.search(r"[,;:]|\d", numbers_in(words.lower()))
+            or lexicon().has("label_stop", words)):
         return None
     return {"label": words}
 
@@ -79,7 +80,7 @@ def duration_label(text: str) -> Args | None:
 def which_timer(text: str) -> Args | None:
     """The timer to cancel, as the timer tool names them ('pasta', '5 minute')."""
     words = _without_articles(text)
-    if not words or words.lower() in _ANAPHORA or len(words.split()) > 5:
+    if not words or _is("anaphora", words) or len(words.split()) > 5:
         return None
     words = numbers_in(words.lower())
     words = re.sub(r"\b(second|minute|hour)s\b", r"\1", words.replace("-", " "))
@@ -137,9 +138,11 @@ def place(text: str) -> Args | None:
     where = strip_edges(text)
     if not where or len(where.split()) > 4:
         return None
-    where = re.sub(r"^the\s+", "", where, flags=re.I)
-    tries = [where, re.sub(r"\s+(?:city|town|state|province)$", "", where, flags=re.I),
-             where.split(",")[0].strip()]
+    where = _without_articles(where)
+    kinds = lexicon().words("place_kinds")
+    bare = where.rsplit(" ", 1)[0] if where.split()[-1:] and where.split()[-1].lower() in kinds \
+        else where
+    tries = [where, bare, where.split(",")[0].strip()]
     for name in tries:
         try:
             clock.find_zone(name)
@@ -163,9 +166,8 @@ def items(text: str) -> Args | None:
     """What to add to or remove from a list, in the user's words ('apples, milk and eggs')."""
     said = _without_articles(text)
     low = said.lower()
-    if (not said or low in _ANAPHORA or len(said.split()) > 12
-            or re.search(r"\b(?:lists?|to (?:the|my|our)|on (?:the|my|our)|from (?:the|my))\b",
-                         low)):
+    if (not said or _is("anaphora", low) or len(said.split()) > 12
+            or lexicon().has("item_stop", low)):
         return None
     return {"items": said}
 
@@ -175,7 +177,7 @@ def list_name(text: str) -> Args | None:
     words = name.replace("-", " ").split()
     if name in ("to do", "to-do", "todo"):
         return {"list_name": name}
-    if (not words or len(words) > 3 or _LIST_STOP & set(words)
+    if (not words or len(words) > 3 or lexicon().words("list_stop") & set(words)
             or ("to" in words and "do" not in words)):
         return None
     return {"list_name": name}
@@ -184,9 +186,10 @@ def list_name(text: str) -> Args | None:
 def note_text(text: str) -> Args | None:
     said = strip_edges(text)
     first = said.lower().split()[0] if said else ""
-    if (not said or said.lower() in _ANAPHORA | {"down", "that down", "it down", "this down"}
-            or first in ("for", "to", "about", "of")  # "leave a note for the cleaner"
-            or first in _REMINISCING):  # "remember that time we went to Paris?"
+    lex = lexicon()
+    if (not said or _is("anaphora", said) or _is("note_down", said)
+            or first in lex.words("note_first_stop")  # "leave a note for the cleaner"
+            or first in lex.words("reminiscing")):  # "remember that time we went to Paris?"
         return None
     return {"text": said}
 
@@ -248,16 +251,15 @@ def to_unit(text: str) -> Args | None:
 
 def contact(text: str) -> Args | None:
     who = _without_articles(text).lower()
-    if not who or who.split()[0] in ("me", "myself", "it", "back", "off", "up", "out", "that"):
+    if not who or who.split()[0] in lexicon().words("not_contacts"):
         return None
     return {}
 
 
 def device_name(text: str) -> Args | None:
     what = _without_articles(text).lower()
-    if (not what or what in _ANAPHORA or len(what.split()) > 4
-            or re.search(r"\b(?:music|songs?|radio|podcast|playlist|video|volume|"
-                         r"conversation|chat|timers?|alarms?)\b", what)):
+    if (not what or _is("anaphora", what) or len(what.split()) > 4
+            or lexicon().has("not_devices", what)):
         return None
     return {}
 
@@ -270,8 +272,7 @@ def somewhere(text: str) -> Args | None:
     """A place named in a refusal ("weather in New York"): a few words, not a second question."""
     where = strip_edges(text)
     if (not where or len(where.split()) > 5 or re.search(r"[?!.;]", where)
-            or re.search(r"\b(?:what|what's|how|when|who|why|where|time|timer|list)\b", where,
-                         re.I)):
+            or lexicon().has("not_places", where)):
         return None
     return {}
 
@@ -302,7 +303,11 @@ def unit_check(args: Args) -> bool:
 
 def mentions_own_tools(text: str) -> bool:
     """Timers, alarms, lists and notes are ours: never refuse a sentence naming them."""
-    return bool(_OWN_WORDS.search(text))
+    lex = lexicon()
+    said = tokens(text)
+    own = lex.find("own_tools", said)
+    shadowed = {i for start, end in lex.find("not_own_tools", said) for i in range(start, end)}
+    return any(start not in shadowed for start, _end in own)
 
 
 def schema_reader(name: str, prop: dict[str, Any]) -> Reader:

@@ -4,7 +4,8 @@ once.
 Code names a set ("negation", "stop", "trailing") and asks whether words of it occur, or a
 table ("relative_days", "units") and reads its values; which words those are is data a reader
 can extend without touching Python. Each file maps names to
-- a list: a word set (terms are words or phrases; a term `<name>` includes set `name`),
+- a list: a word set (terms are words or phrases; a term `<name>` includes set `name`), or a
+  list of two-column rows ([[date, time], ...]),
 - a mapping: a table (term -> value: a number, a string, a list or a mapping), whose keys
   are a word set too,
 - under the key `templates`: named lists of sentence templates in hassil's syntax
@@ -85,6 +86,8 @@ class Lexicon:
     """Each table: its keys as written, and their values."""
     patterns: dict[str, tuple[str, ...]] = field(default_factory=dict)
     """Each named list of templates, as written."""
+    pairs_: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    """Lists of two-column rows, in order ("tool_synonyms": ("date", "time"), ...)."""
     _made: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def terms(self, name: str) -> tuple[Term, ...]:
@@ -160,6 +163,20 @@ class Lexicon:
             return str(value)
         return self._typed(name, "names", text)
 
+    def pairs(self, name: str) -> tuple[tuple[str, str], ...]:
+        """The rows of the two-column list `name`, in order."""
+        try:
+            return self.pairs_[name]
+        except KeyError:
+            raise KeyError(f"no table {name!r} in the {self.language} lexicon") from None
+
+    def singular(self, word: str) -> str:
+        """`word` without a plural ending ("tomatoes" -> "tomato", "berries" -> "berry", "'s"
+        dropped): language/plural.py's rule, the one for everyone."""
+        from voiceagent.language.plural import singular
+
+        return singular(word.removesuffix("'s"), self.language)
+
     def lookup(self, name: str, text: str | Sequence[str]) -> Any:
         """The value of the entry of table `name` that is all of `text` (case, punctuation
         and spacing ignored: "St. Patrick's Day" finds "st patrick's day"); None if none."""
@@ -223,6 +240,7 @@ def read_lexicon(folder: Traversable, language: str) -> Lexicon:
     lists: dict[str, list[str]] = {}
     tables: dict[str, dict[str, Any]] = {}
     patterns: dict[str, tuple[str, ...]] = {}
+    pairs: dict[str, tuple[tuple[str, str], ...]] = {}
     seen: dict[str, str] = {}
 
     def define(name: str, where: str) -> None:
@@ -249,13 +267,17 @@ def read_lexicon(folder: Traversable, language: str) -> Lexicon:
                     patterns[t_name] = tuple(templates)
                 continue
             define(name, str(path))
-            if isinstance(value, list) and all(isinstance(t, str) for t in value):
+            if isinstance(value, list) and value and all(
+                    isinstance(t, list) and len(t) == 2 and all(isinstance(c, str) for c in t)
+                    for t in value):
+                pairs[name] = tuple((a, b) for a, b in value)
+            elif isinstance(value, list) and all(isinstance(t, str) for t in value):
                 lists[name] = value
             elif isinstance(value, dict):
                 tables[name] = {str(k): v for k, v in value.items()}
             else:
-                raise ConfigError(f"{path}: {name} must be a list of words or phrases, or a "
-                                  "table of them")
+                raise ConfigError(f"{path}: {name} must be a list of words or phrases (or of "
+                                  "two-column rows), or a table of them")
     sets: dict[str, tuple[Term, ...]] = {}
     for name, table in tables.items():
         keys = tuple(dict.fromkeys(tuple(tokens(k)) for k in table if tokens(k)))
@@ -282,7 +304,7 @@ def read_lexicon(folder: Traversable, language: str) -> Lexicon:
 
     for name in lists:
         expand(name, (name,))
-    return Lexicon(language, sets, folder, tables, patterns)
+    return Lexicon(language, sets, folder, tables, patterns, pairs)
 
 
 @functools.cache

@@ -14,7 +14,7 @@ from voiceagent.language.lexicon import lexicon
 from voiceagent.language.templates import Found
 
 _LEX = lexicon()
-SMALL: dict[str, int] = {w: int(v) for w, v in _LEX.values("number_words").items()}
+SMALL: dict[str, int] = {w: int(v) for w, v in _LEX.values("cardinals").items()}
 """Number words and their values: "zero" 0 ... "nineteen" 19, "twenty" 20 ... "ninety" 90."""
 SCALES: dict[str, int] = {w: int(v) for w, v in
                           sorted(_LEX.values("scales").items(), key=lambda kv: -kv[1])}

@@ -1,8 +1,9 @@
 """The plural rule: one noun made plural or singular, and the head of a phrase found.
 
-English's regular endings are the rule here; the words that break it ("foot" "feet",
-"hertz", "tomatoes") are the lexicon's table `plurals`. Lists, units and list names all
-compare and say plurals through this one place.
+A singular is made by the lexicon's `plural_endings` (tried in order) and a plural by the
+regular endings here; the words that break them ("foot" "feet", "hertz", "tomatoes") are the
+table `plurals`. Grounding, lists, units and list names all compare and say plurals through
+this one place (Lexicon.singular is this).
 """
 
 from __future__ import annotations
@@ -43,12 +44,9 @@ def singular(word: str, language: str = "en") -> str:
         return _cased(back[low], word)
     if low in forms:  # already singular ("hertz", "celsius")
         return word
-    if low.endswith("ies") and len(low) > 4:
-        return word[:-3] + "y"
-    if low.endswith(("sses", "xes", "zzes", "ches", "shes")):
-        return word[:-2]
-    if low.endswith("s") and len(low) > 2 and not low.endswith(("ss", "us", "is", "'s")):
-        return word[:-1]
+    for ending, instead in lexicon(language).pairs("plural_endings"):
+        if low.endswith(ending) and len(low) > len(ending) + 1:
+            return word[:len(word) - len(ending)] + instead
     return word
 
 

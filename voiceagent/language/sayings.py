@@ -20,9 +20,15 @@ from voiceagent.language.lexicon import lexicon
 
 
 @functools.cache
+def _data(language: str) -> dict[str, Any]:
+    path = lexicon(language).file("say.yaml")
+    return yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+
+
+@functools.cache
 def _table(language: str) -> dict[str, dict[str, str]]:
     path = lexicon(language).file("say.yaml")
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    data = _data(language)
     for part in ("user", "model"):
         if not isinstance(data.get(part), dict):
             raise ConfigError(f"{path}: needs a {part!r} table of named sentences")
@@ -46,3 +52,12 @@ def say(key: str, language: str = "en", **fields: Any) -> str:
 def tell_model(key: str, language: str = "en", **fields: Any) -> str:
     """The note `key` for the model, with `fields` filled in."""
     return _sentence("model", key, language, fields)
+
+
+def skills(language: str = "en") -> list[tuple[str, list[tuple[str, list[str]]]]]:
+    """What the assistant can do, by family: (verb, [(tool, [what it does it to])])."""
+    found = []
+    for row in _data(language).get("skills", []):
+        ((verb, family),) = row.items()
+        found.append((verb, [(tool, str(what).split("|")) for tool, what in family.items()]))
+    return found

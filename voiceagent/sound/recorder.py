@@ -5,7 +5,8 @@ The block path, in order:
     device (any rate) ─▶ PortAudio callback: copy + "paused?" tag into a queue
       ─▶ soxr streaming resampler ─▶ 512-sample 16 kHz blocks (audio.Resampler, Reblocker)
       ─▶ MicRecorder.processors, in list order ─▶ level meter ─▶ UtteranceCutter (VAD)
-      ─▶ after a short pause, a draft transcript decides whether it already ended (drafts.py)
+      ─▶ at each short pause, the words so far and the turn model judge how long it may last
+         (speech/drafts.py)
 
 `processors` is the seam for per-block work such as echo cancellation on the mic signal or a
 wake-word gate: each is a callable taking one float32 block of BLOCK samples at 16 kHz and
@@ -187,9 +188,9 @@ class MicRecorder:
         self._open_source = source or (lambda paused: _BlockStream(config.input_device, paused))
         self._vad = SileroVAD()
         self.drafts: Drafts | None = None
-        """Set once speech recognition is loaded: utterances may then end early (drafts.py)."""
+        """Set once speech recognition is loaded: pauses are then judged (drafts.py)."""
         self._draft_ms = 200.0
-        """How long drafts take on this machine (moving average)."""
+        """How long a judgement takes, in stream time (moving average)."""
         self._stream: BlockSource | None = None
         self._paused = threading.Event()
 
@@ -290,8 +291,6 @@ class MicRecorder:
         self._vad.reset()
         cutter = UtteranceCutter.from_config(self._vad, self._config, keep_all=keep_all)
         cutter.draft_lead_ms = self._draft_ms + BLOCK_MS
-        if self.drafts is None or self.drafts.command is None:
-            cutter.command_ms = self._config.early_end_ms  # nothing tells commands apart
         return cutter
 
     def _listen(self, stream: BlockSource, stop: threading.Event | None,
@@ -307,7 +306,7 @@ class MicRecorder:
                 continue
             utterance = self._feed(cutter, item)
             if utterance is None and self.drafts is not None and cutter.draft_due:
-                utterance = self._after_draft(self.drafts, stream, cutter)
+                self._judge(self.drafts, stream, cutter)
             if utterance is not None:
                 if not utterance.while_paused:
                     return utterance.audio
@@ -333,40 +332,24 @@ class MicRecorder:
             self._on_level(float(np.sqrt(np.mean(np.square(block)))))
         return cutter.push(block, paused=item[1])
 
-    def _after_draft(self, drafts: Drafts, stream: BlockSource,
-                     cutter: UtteranceCutter) -> Utterance | None:
-        """Transcribe the words so far (speech/drafts.py), then feed the audio that arrived
-        meanwhile: end once the pause is long enough if they are a whole command or sound
-        finished and nobody spoke since, hold the window longer if they trail off, else go
-        on as usual."""
+    def _judge(self, drafts: Drafts, stream: BlockSource, cutter: UtteranceCutter) -> None:
+        """Judge the pause from the utterance so far (speech/drafts.py) and set how long it may
+        last; the blocks that arrived meanwhile are read next, as usual, so speech among them
+        starts a new pause and the verdict no longer counts."""
         try:
-            draft = drafts.draft(cutter.peek())
+            draft = drafts.judge(cutter.peek(), short=cutter.short_phrase)
         except Exception as exc:  # e.g. a remote Whisper gone: the silence window decides
-            log.debug("draft transcription failed: %s", exc)
-            return None
-        # the draft's cost in stream time: what the stream captured meanwhile (nothing for a
-        # file), so where an utterance ends never depends on how fast this machine is
-        arrived = stream.queued()
-        took_ms = arrived * BLOCK_MS
-        self._draft_ms = 0.7 * self._draft_ms + 0.3 * took_ms  # the next drafts start that early
+            log.debug("judging a pause failed: %s", exc)
+            return
+        # the judgement's cost in stream time: what the stream captured meanwhile (nothing
+        # for a file), so where an utterance ends never depends on how fast this machine is
+        took_ms = stream.queued() * BLOCK_MS
+        self._draft_ms = 0.7 * self._draft_ms + 0.3 * took_ms  # the next ones start that early
         cutter.draft_lead_ms = self._draft_ms + BLOCK_MS
-        if draft.verdict is Verdict.TRAILING:  # before the backlog: it may reach silence_ms
+        if draft.verdict is Verdict.FINISHED:
+            cutter.end_after(self._config.turn_end_ms)
+        elif draft.verdict is Verdict.UNFINISHED:
             cutter.hold(self._config.hold_ms)
-        read = 0
-        ends = draft.verdict in (Verdict.FINISHED, Verdict.COMMAND)
-        command = draft.verdict is Verdict.COMMAND
-        while read < arrived or (ends and cutter.silent_since_peek
-                                 and not cutter.silent_for(command)):
-            item = stream.read()
-            if item is None:
-                break
-            read += 1
-            utterance = self._feed(cutter, item)
-            if utterance is not None:
-                return utterance
-        if ends and cutter.silent_since_peek:
-            return cutter.end_now()
-        return None
 
     def _ignored(self, utterance: Utterance) -> None:
         log.info("heard %.1f s of speech while the assistant was speaking (half duplex); it "

@@ -9,14 +9,14 @@ piper speech made soft (down to -26 dB with a 0.6 s fade-in) with Silero v6:
   `preroll_ms` more is kept before that: Silero reached 0.5 up to 450 ms after a soft start.
 - A pause does not end the utterance until `silence_ms` of silence; while less than
   `SHORT_PHRASE_MS` of speech has been heard (a name or wake word: "Picovoice, make me a large
-  coffee"), the window is `pause_grace_ms` longer. Any speech in the window starts it again.
+  coffee"), the window is `pause_grace_ms` longer. Speech in the window (`vad.RESUME_MS` of it
+  in a row: shorter blips of room noise are part of the pause) starts it again.
 - `max_utterance_s` cuts a monologue; only `TAIL_MS` of the closing silence is kept.
-- With `early_ms`, once per pause (a draft's duration before the first moment it could end:
-  `command_ms`, else `early_ms`) `draft_due` is true: the listener transcribes `peek()` while
-  it keeps listening, and ends the utterance (`end_now()`) at `command_ms` of silence when the
-  words are a whole known command, at `early_ms` when they sound finished otherwise, if no
-  speech came meanwhile, or `hold()`s the window longer when they trail off ("and", "um").
-  See speech/drafts.py.
+- With `turn_ms`, once per pause (a judgement's duration before `turn_ms` of silence, so it is
+  ready by then) `draft_due` is true: the listener judges `peek()` (the utterance so far:
+  speech/drafts.py) while it keeps listening, and sets this pause's window: `end_after(turn_ms)`
+  when the turn is finished, `hold(ms)` longer when it is not, else the usual window. Speech
+  before the window is over starts a new pause and a new judgement.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ class Utterance:
     while_paused: bool = False
     """Its speech began in a block marked paused (the assistant was speaking)."""
     cut: str = "silence"
-    """Why it ended: "silence", "early" (its words sounded finished), "max"
+    """Why it ended: "silence", "turn" (heard as finished: the pause was shortened), "max"
     (max_utterance_s) or "stop" (finish() was called)."""
 
 
@@ -76,17 +76,13 @@ class UtteranceCutter:
         max_utterance_s: float = 15.0,
         preroll_ms: int = 600,
         pause_grace_ms: int = 500,
-        early_ms: int = 0,
-        command_ms: int = 0,
+        turn_ms: int = 0,
         keep_all: bool = False,
     ) -> None:
         self._vad = vad
-        self._early_ms = early_ms
-        self.command_ms = min(command_ms, early_ms) if command_ms else early_ms
-        """Silence after which a whole known command ends the utterance (the listener sets
-        it to `early_ms` when it has no commands to know them by)."""
+        self._turn_ms = turn_ms
         self.draft_lead_ms = 200.0
-        """How long a draft takes here (the listener measures it): it starts that early."""
+        """How long a judgement takes here (the listener measures it): it starts that early."""
         self._endpointer = Endpointer(threshold, silence_ms, min_speech_ms,
                                       pause_grace_ms=pause_grace_ms,
                                       short_phrase_ms=SHORT_PHRASE_MS)
@@ -103,8 +99,7 @@ class UtteranceCutter:
         return cls(vad, threshold=config.vad_threshold, silence_ms=config.silence_ms,
                    min_speech_ms=config.min_speech_ms, max_utterance_s=config.max_utterance_s,
                    preroll_ms=config.preroll_ms, pause_grace_ms=config.pause_grace_ms,
-                   early_ms=config.early_end_ms, command_ms=config.command_end_ms,
-                   keep_all=keep_all)
+                   turn_ms=config.turn_end_ms, keep_all=keep_all)
 
     def reset(self) -> None:
         """Forget everything (a new stream; the VAD's own state is the caller's)."""
@@ -115,7 +110,6 @@ class UtteranceCutter:
         self._onset_paused = False
         self._heard = False
         self._drafted = -1.0
-        self._peeked = 0
 
     @property
     def hearing(self) -> bool:
@@ -124,39 +118,30 @@ class UtteranceCutter:
 
     @property
     def draft_due(self) -> bool:
-        """The utterance has paused for `draft_lead_ms` less than the first moment it could
-        end (`command_ms`; so the draft is ready by then) and this pause has no draft yet."""
+        """The utterance has paused for `draft_lead_ms` less than `turn_ms` (so a judgement
+        is ready by then; never before MIN_DRAFT_MS) and this pause is not judged yet."""
         ep = self._endpointer
-        return (self._early_ms > 0 and not self._keep_all and ep.started
-                and not self._onset_paused
-                and ep.silent_ms >= max(MIN_DRAFT_MS, self.command_ms - self.draft_lead_ms)
+        return (self._turn_ms > 0 and not self._keep_all and ep.started
+                and not self._onset_paused and ep.pending == 0
+                and ep.silent_ms >= max(MIN_DRAFT_MS, self._turn_ms - self.draft_lead_ms)
                 and self._drafted != ep.speech_ms)
 
-    def silent_for(self, command: bool) -> bool:
-        """The pause is long enough for a whole command (`command`) or other finished words
-        to end the utterance."""
-        return self._endpointer.silent_ms >= (self.command_ms if command else self._early_ms)
+    @property
+    def short_phrase(self) -> bool:
+        """Only a short first phrase has been heard (it may be a name: it gets the grace)."""
+        return self._endpointer.short
 
     def peek(self) -> Audio:
-        """What `end_now()` will return; marks this pause as drafted."""
+        """The utterance so far, to judge; marks this pause as judged."""
         self._drafted = self._endpointer.speech_ms
-        kept = self._kept()
-        self._peeked = len(kept)
-        return Audio(np.concatenate(kept).astype(np.float32), STT_RATE)
+        return Audio(np.concatenate(self._kept()).astype(np.float32), STT_RATE)
 
-    @property
-    def silent_since_peek(self) -> bool:
-        """No speech since the last `peek()`: its audio is still the whole utterance."""
-        ep = self._endpointer
-        return ep.started and ep.silent_ms > 0 and self._drafted == ep.speech_ms
-
-    def end_now(self) -> Utterance:
-        """End the utterance with what `peek()` gave (its words sounded finished)."""
-        self._blocks = self._blocks[: self._peeked]
-        return self._take("early")
+    def end_after(self, ms: float) -> None:
+        """End at `ms` of silence in this pause (its words were heard as finished)."""
+        self._endpointer.end_ms = ms
 
     def hold(self, ms: float) -> None:
-        """Wait `ms` longer than usual in this pause (the words so far trail off)."""
+        """Wait `ms` longer than usual in this pause (the words so far are unfinished)."""
         self._endpointer.held_ms = ms
 
     def prime(self, blocks: list[np.ndarray]) -> None:
@@ -171,7 +156,7 @@ class UtteranceCutter:
         probability = self._vad(block)
         self._history.append((block, probability, paused))
         ep = self._endpointer
-        was_hearing = ep.hearing
+        was_hearing, shortened = ep.hearing, ep.end_ms is not None
         event = ep.push(probability)
         if self._keep_all:
             self._blocks.append(block)
@@ -192,7 +177,7 @@ class UtteranceCutter:
             self._trailing = self._trailing + 1 if ep.silent_ms > 0 or not ep.hearing else 0
         if event is Event.ENDED:
             self._blocks = self._kept()
-            return self._take("silence")
+            return self._take("turn" if shortened else "silence")
         if event is Event.DISCARDED:
             log.debug("ignored %.2f s of sound shorter than min_speech_ms",
                       len(self._blocks) * BLOCK_MS / 1000)
@@ -237,4 +222,3 @@ class UtteranceCutter:
         self._onset_paused = False
         self._heard = False
         self._drafted = -1.0
-        self._peeked = 0

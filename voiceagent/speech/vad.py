@@ -41,6 +41,11 @@ class SileroVAD:
         block = np.asarray(block, dtype=np.float32).reshape(-1)
         if len(block) != BLOCK:
             raise ValueError(f"VAD blocks must be {BLOCK} samples, got {len(block)}")
+        if not block.any():
+            # Digital silence (a wake gate's closed output, an idle sink) is never speech, and
+            # a minute of it left the model's state deaf to the next request: skip the model.
+            self._context = block[-_CONTEXT:]
+            return 0.0
         x = np.concatenate([self._context, block])[None, :]
         out, self._h, self._c = self._session.run(
             None, {"input": x, "h": self._h, "c": self._c}
@@ -59,6 +64,12 @@ class Event(Enum):
     """The utterance ended: silence for the whole window after speech."""
     DISCARDED = "discarded"
     """A short sound that never reached the minimum speech length; forget it."""
+
+
+RESUME_MS = 96
+"""After a pause starts, speech resumes only after this much speech in a row; shorter blips
+(a clatter, a breath, Silero's last flickers as it leaves a word in room noise) are silence."""
+_RESUME_BLOCKS = round(RESUME_MS / BLOCK_MS)
 
 
 @dataclass
@@ -84,11 +95,15 @@ class Endpointer:
         self.speech_ms = 0.0
         """Speech heard so far in the current candidate utterance."""
         self.silent_ms = 0.0
-        """Silence since the last speech block."""
+        """Silence since the last speech block (blips that did not resume speech count)."""
+        self.pending = 0
+        """Speech blocks in a row during a pause, not yet enough to resume speech."""
         self.started = False
         """True once the candidate counts as an utterance."""
         self.held_ms = 0.0
         """Added to the window for this pause only (the words so far sound unfinished)."""
+        self.end_ms: float | None = None
+        """This pause's window when the words so far were heard as finished."""
 
     @property
     def hearing(self) -> bool:
@@ -96,26 +111,41 @@ class Endpointer:
         return self.speech_ms > 0
 
     @property
+    def short(self) -> bool:
+        """The speech so far is a short first phrase (it may be a name) that gets the grace."""
+        return self.pause_grace_ms > 0 and self.speech_ms < self.short_phrase_ms
+
+    @property
     def window_ms(self) -> float:
         """Silence that ends the utterance now: longer after only a short phrase."""
-        if self.speech_ms < self.short_phrase_ms:
-            return self.silence_ms + self.pause_grace_ms + self.held_ms
-        return self.silence_ms + self.held_ms
+        if self.end_ms is not None:
+            return self.end_ms
+        grace = self.pause_grace_ms if self.short else 0
+        return self.silence_ms + grace + self.held_ms
 
     def push(self, probability: float) -> Event:
-        # Hysteresis as in Silero's own iterator: leaving speech needs a lower score.
-        if probability >= self.threshold or (self.hearing and probability >= self.threshold - 0.15
-                                            and self.silent_ms == 0):
-            self.speech_ms += BLOCK_MS
+        speaking = probability >= self.threshold
+        if self.hearing and self.silent_ms == 0 and self.pending == 0:
+            # Hysteresis as in Silero's own iterator: leaving speech needs a lower score.
+            speaking = probability >= self.threshold - 0.15
+        if speaking and self.hearing and self.silent_ms > 0:
+            self.pending += 1  # a pause: speech resumes only after RESUME_MS of it in a row
+            if self.pending < _RESUME_BLOCKS:
+                return Event.NONE
+        if speaking:
+            self.speech_ms += BLOCK_MS * max(1, self.pending)
             self.silent_ms = 0.0
+            self.pending = 0
             self.held_ms = 0.0
+            self.end_ms = None
             if not self.started and self.speech_ms >= self.min_speech_ms:
                 self.started = True
                 return Event.STARTED
             return Event.NONE
         if not self.hearing:
             return Event.NONE
-        self.silent_ms += BLOCK_MS
+        self.silent_ms += BLOCK_MS * (1 + self.pending)  # the blip was part of the pause
+        self.pending = 0
         if self.silent_ms < self.window_ms:
             return Event.NONE
         event = Event.ENDED if self.started else Event.DISCARDED

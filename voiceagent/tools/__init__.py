@@ -66,6 +66,8 @@ class ToolContext:
     clock: Clock | None = None
     """Now, for timers, alarms, the clock and notes; None: the system clock in [tools]
     timezone."""
+    room: str = ""
+    """The room this assistant serves (`voiceagent hub`): its timers ring only there."""
 
 
 @dataclass
@@ -138,7 +140,7 @@ def _family(name: str, config: Config, ctx: ToolContext, box: Toolbox) -> list[T
     if name == "clock":
         return clock.make_tools(ctx.clock or SystemClock())
     if name == "timers":
-        store = Timers(ctx.data_dir / "timers.json", ctx.clock or SystemClock())
+        store = Timers(ctx.data_dir / "timers.json", ctx.clock or SystemClock(), room=ctx.room)
         if ctx.fires_timers:
             box.closers.append(Bell(store, ctx.announce).close)
         return timers.make_tools(store)

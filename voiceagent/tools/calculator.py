@@ -49,7 +49,7 @@ percent of 50"); a % before a number is Python's own (mod)."""
 def _counted_units() -> str:
     """Units a sum counts in ("3 hours * 60 minutes"): the names of units of time, and nouns
     that count ("dozen"), as said one or several."""
-    names = [*_LEX.table("durations"), *_LEX.table("units").get("time", {}),
+    names = [*_LEX.table("durations"), *_LEX.table("unit_sizes").get("time", {}),
              *_LEX.phrases("count_nouns")]
     return "|".join(sorted({form for n in names for form in (n, plural(n))}, key=len,
                            reverse=True))

@@ -36,7 +36,7 @@ def _slug(name: str) -> str:
 
 def _all_lists(slug: str) -> bool:
     """"all", "everything", "lists": every list, not one of them."""
-    return not slug or _LEX.is_one("everything", slug.split("-"))
+    return not slug or _LEX.is_one("every", slug.split("-"))
 
 
 def _forms(slug: str) -> list[str]:
@@ -59,7 +59,7 @@ def split_items(text: str) -> list[str]:
     for part in _JOINERS.split(text.lower()):
         part = _DESTINATION.sub("", part.strip(" .!?\"'"))
         part = _OPENER.sub("", part).strip(" .!?\"'")
-        if _LEX.templates("pointing").match(part):
+        if _LEX.templates("no_item").match(part):
             # the 0.5B passed "put it" for "We're out of coffee, put it on the shopping list"
             raise ToolError(f"{part!r} names no item: pass the things themselves, as the user "
                             "named them (e.g. items='coffee').")
@@ -114,6 +114,13 @@ class Lists:
             raise ToolError(f"there is no {slug!r} list. Your lists: {self._known()}.")
         return slug
 
+    def exists(self, name: str) -> bool:
+        """`name` is a list the user has, or one of the configured names (shopping, to-do)."""
+        slug = _slug(name)
+        return bool(slug) and any(
+            f in self.names() or f in self.aliases or f in self.aliases.values()
+            for f in _forms(slug))
+
     def missing(self, name: str) -> str | None:
         """The spoken answer when list `name` does not exist yet; None when it does."""
         names = self.names()
@@ -149,7 +156,8 @@ def make_tools(data_dir: Path, aliases: dict[str, str],
     lists = Lists(data_dir / "lists", aliases)
     notes_path = data_dir / "notes.txt"
 
-    @tool(speaks_result=True, writes=True, grounded=("items",))
+    @tool(speaks_result=True, writes=True, grounded=("items", "list_name"),
+          known={"list_name": lists.exists})
     def add_to_list(list_name: str, items: str) -> Outcome | str:
         """Add or put items on a list (shopping, to-do, ...); a new list is created.
 

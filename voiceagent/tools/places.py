@@ -199,7 +199,7 @@ def find_zone(place: str) -> zoneinfo.ZoneInfo:
         pass
     places, named = _places(), aliases()
     key = _place_key(place)
-    zone = None if _LEX.is_one("not_places", key) else (
+    zone = None if _LEX.is_one("times_of_year", key) else (
         named.get(key) or places.zones.get(key)
         or places.codes.get(re.sub(r"\W", "", place.strip())))
     if zone:

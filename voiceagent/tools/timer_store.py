@@ -10,6 +10,7 @@ looks every POLL_SECONDS, only in a front end that can speak.
 
 from __future__ import annotations
 
+import dataclasses
 import fcntl
 import json
 import logging
@@ -52,6 +53,8 @@ class Entry:
     """A timer's length, for "your 5 minute timer is done"."""
     id: str = ""
     """Its own name for follow-ups ("cancel it"): never said, never shown to the model."""
+    room: str = ""
+    """The room that set it (`voiceagent hub`): it rings there only; empty = no room."""
 
     def ref(self, action: Action) -> Ref:
         """This entry as an outcome's reference."""
@@ -84,8 +87,10 @@ class _Ringing:
 class Timers:
     """The persisted entries, read and written under a file lock."""
 
-    def __init__(self, path: Path, clock: Clock | None = None) -> None:
+    def __init__(self, path: Path, clock: Clock | None = None, room: str = "") -> None:
         self.path = path
+        self.room = room
+        """Entries added here belong to this room; ring() rings only this room's."""
         self.clock: Clock = clock or SystemClock()
         """Now, and the zone alarm times are said and read in."""
         self.changed = threading.Condition()
@@ -123,6 +128,8 @@ class Timers:
                 self.changed.notify_all()
 
     def add(self, entry: Entry) -> None:
+        if self.room and not entry.room:
+            entry = dataclasses.replace(entry, room=self.room)
         with self._locked() as entries:
             entries.append(entry)
 
@@ -149,9 +156,10 @@ class Timers:
             with self._locked() as entries:
                 self.dirty = False
                 state.fired = [e for e in state.fired if e in entries]
-                due = [e for e in entries if e.due <= now and e not in state.fired]
+                mine = [e for e in entries if e.room == self.room]
+                due = [e for e in mine if e.due <= now and e not in state.fired]
                 entries[:] = [e for e in entries if e not in due and e not in state.fired]
-                wait = min([e.due - now for e in entries] + [POLL_SECONDS])
+                wait = min([e.due - now for e in mine if e in entries] + [POLL_SECONDS])
             if state.failing:
                 log.warning("the timers file %s is saved again", self.path)
             state.failing = False

@@ -129,7 +129,7 @@ def make_tools(timers: Timers) -> list[Tool]:
         return Outcome(f"Timer set for {spoken_length(seconds)}{what}", (entry.ref("made"),))
 
     @tool(speaks_result=True, writes=True, grounded=("label",), counted=("time",),
-          asks={"time": "For what time?"})
+          asks={"time": "For what time?"}, carries={"days": ("time", "label")})
     def set_alarm(time: str, label: str = "") -> Outcome:
         """An alarm, a wake-up, or a reminder at a clock time.
 
@@ -186,7 +186,7 @@ def make_tools(timers: Timers) -> list[Tool]:
         wanted = clean_label(which)
         if any(e.id and e.id == which for e in entries):  # a follow-up's own reference
             chosen = [e for e in entries if e.id == which]
-        elif (_LEX.is_one("everything", wanted)
+        elif (_LEX.is_one("every", wanted)
               or {plural(k) for k in _KINDS} & set(words)):
             chosen = candidates
         elif not wanted:

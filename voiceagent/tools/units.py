@@ -55,7 +55,7 @@ def spellings() -> dict[str, _Spelling]:
     """Every way a unit is written -> the unit; the first kind to claim a spelling keeps it
     ("m" is meters, not minutes)."""
     found: dict[str, _Spelling] = {}
-    kinds: dict[str, Any] = dict(_LEX.table("units"))
+    kinds: dict[str, Any] = dict(_LEX.table("unit_sizes"))
     time = {**_LEX.table("durations"), **kinds.get("time", {})}
     letters: dict[str, list[str]] = {}
     for letter, of in _LEX.names("duration_letters").items():

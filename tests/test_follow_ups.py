@@ -1,0 +1,117 @@
+"""Follow-ups act on what the last exchange did, read from its tools' typed outcomes: they
+work the same when every confirmation is reworded, and they cover corrections, undo and
+arithmetic on the last result (language/en/follow_ups.yaml)."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from voiceagent.agent.events import Events
+from voiceagent.agent.loop import Agent
+from voiceagent.agent.messages import Message, ToolCall
+from voiceagent.agent.outcome import Outcome
+from voiceagent.agent.tools import ToolRegistry
+from voiceagent.config import AgentConfig, load_config
+from voiceagent.intents import LocalCommands
+from voiceagent.testing import ScriptedChatModel
+from voiceagent.tools import ToolContext, build_tools
+
+
+def reworded(registry: ToolRegistry) -> ToolRegistry:
+    """The same tools, each saying its result in other words (the outcome's refs kept)."""
+
+    def wrap(func: Any) -> Any:
+        def said_otherwise(**kwargs: Any) -> Any:
+            result = func(**kwargs)
+            if isinstance(result, Outcome):
+                return Outcome(f"Right: {result.say.lower()}", result.refs, result.note)
+            return result
+        return said_otherwise
+
+    return ToolRegistry([dataclasses.replace(registry.get(n), func=wrap(registry.get(n).func))
+                         for n in registry.names])
+
+
+@pytest.fixture(params=["as they are", "reworded"])
+def tools(request: pytest.FixtureRequest, tmp_path: Path):
+    box = build_tools(load_config(None), ToolContext(tmp_path))
+    yield box.registry if request.param == "as they are" else reworded(box.registry)
+    box.close()
+
+
+class Session:
+    """One conversation through the real turn with the real templates; no model needed."""
+
+    def __init__(self, tools: ToolRegistry) -> None:
+        self.tools = tools
+        self.agent = Agent(ScriptedChatModel(), tools, AgentConfig(), Events(),
+                           local=LocalCommands(tools))
+        self.history: list[Message] = []
+
+    def say(self, text: str) -> str:
+        spoken: list[str] = []
+        result = self.agent.run_turn(self.history, text, on_text=spoken.append)
+        self.history.extend(result.messages)
+        return " ".join(spoken)
+
+    def read(self, list_name: str = "shopping") -> str:
+        return self.tools.run(ToolCall("t", "read_list", {"list_name": list_name})).say
+
+    def timers(self) -> str:
+        return self.tools.run(ToolCall("t", "list_timers", {})).say
+
+
+def test_cancel_and_change_work_whatever_the_confirmation_says(tools):
+    s = Session(tools)
+    s.say("Set a pasta timer for 10 minutes.")
+    assert "12 minutes" in s.say("Actually, make it 12 minutes.")
+    assert "12 minute pasta timer" in s.timers() and "10 minute" not in s.timers()
+    s.say("Cancel it.")
+    assert s.timers().endswith("no timers or alarms set.")
+
+
+def test_i_meant_x_not_y_replaces_the_item_just_added(tools):
+    s = Session(tools)
+    s.say("Add butter and eggs to my shopping list.")
+    s.say("Sorry, I meant margarine, not butter.")
+    listing = s.read()
+    assert "margarine" in listing and "eggs" in listing and "butter" not in listing
+
+
+def test_scrap_that_and_take_it_back_undo_the_last_exchange(tools):
+    s = Session(tools)
+    s.say("Set a timer for five minutes.")
+    s.say("Scrap that.")
+    assert s.timers().endswith("no timers or alarms set.")
+    s.say("Add apples to my shopping list.")
+    s.say("Take it back.")
+    assert "apples" not in s.read()
+    s.say("Add pears and figs to my shopping list.")
+    s.say("Remove pears from my shopping list.")
+    s.say("Undo that.")
+    assert "pears" in s.read() and "figs" in s.read()
+
+
+def test_arithmetic_on_the_last_result(tools):
+    s = Session(tools)
+    assert "84" in s.say("What is 12 times 7?")
+    assert "184" in s.say("Now add a hundred to that.")
+    assert "92" in s.say("Divide that by 2.")
+
+
+def test_which_one_is_answered_by_name_from_what_was_offered(tools):
+    s = Session(tools)
+    s.say("Set a tea timer for 3 minutes.")
+    s.say("Set an egg timer for 5 minutes.")
+    assert "which one?" in s.say("Cancel the timer.").lower()
+    s.say("The egg one.")
+    assert "tea" in s.timers() and "egg" not in s.timers()
+
+
+def test_nothing_to_point_at_leaves_it_to_the_templates_and_the_model(tools):
+    s = Session(tools)
+    assert s.say("Cancel that.") == "OK."  # never mind: no exchange to undo

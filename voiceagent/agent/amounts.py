@@ -1,0 +1,74 @@
+"""The numbers a user said, as a model may write them: a duration or a clock time in a call
+must use only these ("start a stopwatch" became a 10-second timer, "add a reminder to buy
+milk" a 7:30 alarm). The spoken parts ("half", "quarter", "a", "pm", "to the hour", "noon")
+are the lexicon's."""
+
+from __future__ import annotations
+
+import re
+
+from voiceagent.language import lexicon, tokens
+from voiceagent.tools.words import numbers_in
+
+
+def numbers_said(utterance: str) -> set[int]:
+    """The numbers in `utterance`; a clock reading ("seven thirty" is 730) as its hour and
+    minutes too."""
+    said = {int(n) for n in re.findall(r"\d+", numbers_in(utterance.lower()))}
+    return said | {part for n in said if 100 <= n < 2400 and n % 100 < 60
+                   for part in divmod(n, 100)}
+
+
+def _one_of_a_unit(said: list[str]) -> bool:
+    """"an hour", "one minute", "a minute and a half", "one o'clock"."""
+    lex = lexicon()
+    ones, units = lex.words("one") - {"per"}, lex.words("time_units")
+    return any(w in ones and (said[i + 1:i + 2] and (said[i + 1] in units
+                                                     or said[i + 1] == "o'clock"
+                                                     or said[i + 1:i + 4] == ["and", "a", "half"]))
+               for i, w in enumerate(said))
+
+
+def _before_the_hour(said: list[str]) -> bool:
+    """"quarter to seven", "ten to six", "... to 7 pm": minutes before an hour."""
+    befores = lexicon().words("before_hour")
+    return any(w in befores and 0 < i < len(said) - 1 for i, w in enumerate(said)) or (
+        len(said) >= 2 and said[-2] in befores)
+
+
+def says_no_number(utterance: str) -> bool:
+    """Nothing in it could be a length of time or a clock time ("Set an alarm.")."""
+    lex = lexicon()
+    said = tokens(utterance)
+    return not (numbers_said(utterance) or lex.has("half", said) or lex.has("quarter", said)
+                or _one_of_a_unit(said) or lex.has("noon", said))
+
+
+def says_one(utterance: str) -> bool:
+    """An amount of one, as said before a unit ("a pound", "per hour")."""
+    return lexicon().has("one", utterance)
+
+
+def unsaid_numbers(value: str, utterance: str) -> list[str]:
+    """The numbers in `value` (a duration, a clock time) the user did not say, allowing the
+    ways a model writes what was said: "half an hour" 30 minutes, "quarter past" 15, "an
+    hour" 1, "3 pm" 15:00, "noon" 12:00, "1 hour 30 minutes" 90 minutes, and zeros ("7:00")."""
+    lex = lexicon()
+    words = tokens(utterance)
+    said = numbers_said(utterance)
+    if lex.has("half", words):
+        said |= {30, 5}
+    if lex.has("quarter", words):
+        said |= {15, 45, 25}
+    if _one_of_a_unit(words):
+        said.add(1)
+    if lex.has("noon", words):
+        said |= {12, 24}
+    if lex.has("afternoon", words):
+        said |= {n + 12 for n in said if n <= 12}
+    said |= {n - 12 for n in said if 12 < n < 24}  # "15:00" said, "3 PM" written
+    if _before_the_hour(words):  # "quarter to seven", "ten to six"
+        said |= {n - 1 for n in said if n > 0} | {60 - n for n in said if 0 < n < 60}
+    said |= {h * 60 + m for h in said for m in said | {0} if h < 24 and m < 60}
+    written = re.findall(r"\d+", numbers_in(value.lower()))
+    return [n for n in written if int(n) != 0 and int(n) not in said]

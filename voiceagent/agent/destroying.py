@@ -1,0 +1,57 @@
+"""Whether the user clearly asked to delete or forget something.
+
+Small models call destructive tools on unrelated requests ("call my mom" forgot the
+conversation). A deleting verb counts only with a real object after it ("clear my list",
+"forget this conversation"), or "start over"; "forget it", "never mind" and "don't cancel the
+timer" are no such request. The words are the lexicon's ("destroy", "vague", "start_over",
+"negation", "own_things").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+from voiceagent.language import lexicon, tokens
+
+NEAR = 2
+"""A negation this many words before the verb ("don't ever cancel") still negates it."""
+
+
+def _negated(said: Sequence[str], at: int) -> bool:
+    """A negation ends within NEAR words before position `at`."""
+    return any(start <= at and end >= at - NEAR and end <= at
+               for start, end in lexicon().find("negation", said[:at]))
+
+
+def _with_object(said: Sequence[str]) -> Iterator[tuple[int, bool]]:
+    """(position, whether a real object follows) of each deleting verb."""
+    lex = lexicon()
+    for start, end in lex.find("destroy", said):
+        rest = said[end:]
+        vague = not rest or any(tuple(rest) == t for t in lex.terms("vague"))
+        yield start, not vague
+
+
+def clearly_asked_to_destroy(utterance: str) -> bool:
+    """True when the user used a deleting verb with an object ("clear my list", "forget this
+    conversation", "start over", "I don't need the timer any more, cancel it")."""
+    lex = lexicon()
+    said = tokens(utterance)
+    for start, real in _with_object(said):
+        if real and not _negated(said, start):
+            return True
+    for start, _end in lex.find("start_over", said):
+        if not _negated(said, start):
+            return True
+    for start, end in lex.find("destroy", said):  # "cancel it" where "it" was named
+        if (tuple(said[end:end + 1]) in lex.terms("vague") or said[end:end + 1] == ["them"]) \
+                and lex.has("own_things", said) and not _negated(said, start):
+            return True
+    return False
+
+
+def asked_not_to_destroy(utterance: str) -> bool:
+    """"Don't clear the shopping list yet.", "Don't cancel the pasta timer": a deleting verb
+    the user said not to do."""
+    said = tokens(utterance)
+    return any(_negated(said, start) for start, _end in lexicon().find("destroy", said))

@@ -1,0 +1,182 @@
+"""What a request is about and what an answer claims, from `language/<code>/topics.yaml`.
+
+    topics = topics_of()                       # loaded once
+    topics.on_topic("add_to_list", "reserve the closest uber")   # False: no list was named
+    topics.claimed("Sure, I'll add naan bread to the list.")     # [done]
+    topics.claimed("The current month is October.")             # [clock]
+
+The call policy asks `on_topic` before a call the model made runs; the speech policy asks
+`claimed` of every sentence, and the turn's results say whether a claim is backed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+from voiceagent.errors import ConfigError
+from voiceagent.language.lexicon import lexicon, tokens
+
+Terms = tuple[tuple[str, ...], ...]
+
+DONE = "done"
+"""The claim that something was done (any tool that changes something backs it)."""
+NEAR = 3
+"""A verb of doing this many words after a promise ("I'll quickly add ...") is a claim."""
+
+
+@dataclass(frozen=True)
+class Topic:
+    """One thing requests are about."""
+
+    name: str
+    served: bool
+    tools: tuple[str, ...] = ()
+    terms: Terms = ()
+    claims: Terms = ()
+    numbers: bool = False
+    """Any number said puts a request on this topic (sums)."""
+    conversation: bool = False
+    """Its state may rest on results earlier in the conversation, not only this turn's."""
+    reply: str = ""
+    """Unserved: what the user hears instead (the reply of the local intent named in
+    topics.yaml, from replies.yaml)."""
+
+
+def _find(terms: Terms, said: Sequence[str]) -> list[int]:
+    """Start positions of the terms in `said`."""
+    return [i for i in range(len(said)) for t in terms if tuple(said[i:i + len(t)]) == t]
+
+
+def _has_number(said: Sequence[str], number_words: frozenset[str]) -> bool:
+    return any(re.fullmatch(r"\d+(?:[.,/]\d+)?(?:st|nd|rd|th)?", w) or w in number_words
+               for w in said)
+
+
+@dataclass(frozen=True)
+class Topics:
+    """Every topic of one language, and the words of a claim that something was done."""
+
+    topics: tuple[Topic, ...]
+    promise: Terms
+    verbs: Terms
+    opens: Terms
+    negation: Terms
+    number_words: frozenset[str]
+
+    self_words: Terms = ()
+
+    def topic(self, name: str) -> Topic:
+        return next(t for t in self.topics if t.name == name)
+
+    def personal_unserved(self, text: str) -> Topic | None:
+        """The unserved topic a request asks about the user's own world ("what did I tell
+        Susan in my last email", "do I have meetings today"), when it is on no served topic:
+        nothing here knows the answer. None for general questions ("what is email?")."""
+        said = tokens(text)
+        if not _find(self.self_words, said):
+            return None
+        found = self.about(text)
+        if any(t.served for t in found):
+            return None
+        return next((t for t in found if not t.served), None)
+
+    def serving(self, tool: str) -> Topic | None:
+        """The served topic `tool` belongs to; None for a tool no topic names (plugins)."""
+        return next((t for t in self.topics if t.served and tool in t.tools), None)
+
+    def about(self, text: str) -> list[Topic]:
+        """The topics `text` speaks of, in file order."""
+        said = tokens(text)
+        return [t for t in self.topics if _find(t.terms, said)
+                or (t.numbers and _has_number(said, self.number_words))]
+
+    def on_topic(self, tool: str, text: str) -> bool | None:
+        """Whether `text` speaks of what `tool` is for; None when no topic names the tool."""
+        topic = self.serving(tool)
+        if topic is None:
+            return None
+        return topic in self.about(text)
+
+    def claimed(self, sentence: str) -> list[Topic]:
+        """What `sentence` states that a tool must back: the topics whose claims it makes,
+        and a `done` topic when it says something was done. A question, or a statement of
+        what was not or cannot be done, claims nothing."""
+        if sentence.rstrip().endswith("?"):
+            return []
+        said = tokens(sentence)
+        found = [t for t in self.topics if t.claims and any(
+            not self._negated(said, at) for at in _find(t.claims, said))]
+        if self._says_done(said):
+            found.append(Topic(DONE, served=True))
+        return found
+
+    def refuses(self, sentence: str) -> bool:
+        """`sentence` says what cannot or will not be done (a negation in it), or asks."""
+        return sentence.rstrip().endswith("?") or bool(_find(self.negation, tokens(sentence)))
+
+    def _negated(self, said: Sequence[str], at: int) -> bool:
+        """A negation anywhere before position `at` of the sentence ("I can't add that to
+        your calendar")."""
+        return bool(_find(self.negation, said[:at + 1]))
+
+    def _says_done(self, said: Sequence[str]) -> bool:
+        start = _skip_fillers(said)
+        if any(tuple(said[start:start + len(t)]) == t for t in self.opens):
+            return True
+        for at in _find(self.promise, said):
+            verbs = _find(self.verbs, said[at + 1:at + 1 + NEAR + 1])
+            if verbs and not self._negated(said, at + 1 + verbs[0]):
+                return True
+        return False
+
+
+def _skip_fillers(said: Sequence[str]) -> int:
+    """Where a sentence starts after "OK,", "Sure,", "Alright," (lexicon "openers")."""
+    fillers = lexicon().words("openers")
+    at = 0
+    while at < len(said) and said[at] in fillers:
+        at += 1
+    return at
+
+
+def _terms(data: dict[str, Any], key: str, where: str) -> Terms:
+    values = data.get(key, [])
+    if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+        raise ConfigError(f"{where}: {key} must be a list of words or phrases")
+    return tuple(t for v in values if (t := tuple(tokens(v))))
+
+
+@functools.cache
+def topics_of(language: str = "en") -> Topics:
+    """The topics of `language`, loaded on first use and shared."""
+    path = lexicon(language).file("topics.yaml")
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    found: list[Topic] = []
+    for served, part in ((True, "served"), (False, "unserved")):
+        for name, spec in (data.get(part) or {}).items():
+            where = f"{path}: {part}.{name}"
+            found.append(Topic(name, served, tuple(spec.get("tools", ())),
+                               _terms(spec, "terms", where), _terms(spec, "claims", where),
+                               bool(spec.get("numbers")), bool(spec.get("conversation")),
+                               str(spec.get("reply", ""))))
+    replies = yaml.safe_load(lexicon(language).file("replies.yaml").read_text(
+        encoding="utf-8")).get("intents", {})
+    for i, topic in enumerate(found):
+        if topic.reply:
+            if topic.reply not in replies:
+                raise ConfigError(f"{path}: {topic.name} names no intent {topic.reply!r} "
+                                  "of replies.yaml")
+            found[i] = dataclasses.replace(topic, reply=str(replies[topic.reply]["reply"]))
+    done = data.get("done") or {}
+    where = f"{path}: done"
+    lex = lexicon(language)
+    return Topics(tuple(found), _terms(done, "promise", where), _terms(done, "verbs", where),
+                  _terms(done, "opens", where), lex.terms("negation") + lex.terms("refusal"),
+                  lex.words("number_words"), lex.terms("self"))
