@@ -10,6 +10,7 @@ from voiceagent.agent.tools import Tool, tool
 from voiceagent.language import lexicon
 from voiceagent.ports import Clock
 from voiceagent.tools.days import (
+    WEEKDAYS,
     calendar_day,
     days_ahead,
     days_until_said,
@@ -17,8 +18,21 @@ from voiceagent.tools.days import (
     spoken_date,
     spoken_time,
 )
-from voiceagent.tools.places import find_zone, plain, with_the
+from voiceagent.tools.places import (
+    ZONE_HINT,
+    Places,
+    build_places,
+    find_zone,
+    plain,
+    saved_places,
+    with_the,
+)
 from voiceagent.tools.words import capitalised
+
+__all__ = [  # the clock's public names before days.py and places.py were split from it
+    "WEEKDAYS", "ZONE_HINT", "Places", "asks_for_the_time", "build_places", "calendar_day",
+    "days_ahead", "days_until_said", "find_zone", "is_here", "make_tools", "next_occurrence",
+    "saved_places", "spoken_date", "spoken_time"]
 
 _LEX = lexicon()
 _DERIVED = re.compile(rf"\b(?:{_LEX.regex('time_spans')})\b|"
