@@ -18,6 +18,7 @@ from voiceagent.agent.carried import dropped
 from voiceagent.agent.destroying import asked_not_to_destroy, clearly_asked_to_destroy
 from voiceagent.agent.tools import Tool
 from voiceagent.language import lexicon, say, tokens
+from voiceagent.language.plural import singular
 from voiceagent.tools.words import numbers_in
 
 __all__ = ["Grounding", "asked_not_to_destroy", "clearly_asked_to_destroy", "ground",
@@ -34,7 +35,7 @@ def words(text: str) -> list[str]:
 
 
 def _said(word: str, heard: set[str], joined: str) -> bool:
-    stem = lexicon().singular(word)
+    stem = singular(word.removesuffix("'s"))
     if stem in heard or word in joined.replace(" ", ""):
         return True
     return len(stem) >= 5 and bool(difflib.get_close_matches(stem, heard, n=1, cutoff=0.85))
@@ -58,7 +59,7 @@ def unsaid_words(value: str, utterance: str) -> list[str]:
     number words, spacing and small misspellings; unit factors when units were named)."""
     lex = lexicon()
     spoken = words(utterance)
-    heard = {lex.singular(w) for w in spoken}
+    heard = {singular(w.removesuffix("'s")) for w in spoken}
     joined = " ".join(spoken)
     factors = UNIT_FACTORS if lex.has("units", utterance) or "%" in utterance else set()
     filler = lex.words("filler")

@@ -1,30 +1,32 @@
 """Whisper's text made matchable: hesitations, politeness and the assistant's name dropped.
 
 The result keeps the user's words, case and inner commas (list items are cut from it), so
-whatever a template's slot takes from it is still what the user said.
+whatever a template's slot takes from it is still what the user said. The words are the
+lexicon's: fillers, politeness, request_asides, addresses, request_openers,
+request_tails.
 """
 
 from __future__ import annotations
 
 import re
 
-_HESITATION = re.compile(r"\b(?:u+m+|u+h+m*|e+r+m*|h+m+|mm+)\b[,.]?\s*", re.I)
-_ANYWHERE = re.compile(r"(?:,\s*)?\bplease\b,?\s*", re.I)
-_LEADING = re.compile(
-    r"^(?:hey|hi|hello|ok|okay|so|well|alright|all right|oh|yeah|yes|and|now|just|right|"
-    r"hey jarvis|jarvis|okay nabu|ok nabu|hey mycroft|mycroft|alexa|computer|assistant|"
-    r"can you|could you|would you|will you|can you please|would you mind|would you be able to|"
-    r"i want to|i'd like to|i would like to|i wanna|i want you to|i need you to|i'd like you to|"
-    r"go ahead and|quickly|kindly|do me a favou?r and|actually|also|"
-    r"do you know|can you tell me|could you tell me|tell me|i want to know|i'd like to know|"
-    r"i wonder|any idea|do you have any idea)\b[,.!]?\s+",
-    re.I,
-)
-_TRAILING = re.compile(
-    r"[,\s]+(?:for me|thanks|thank you|if you can|if you could|if possible|real quick|"
-    r"quickly|ok|okay)$",
-    re.I,
-)
+from voiceagent.language import lexicon
+
+_LEX = lexicon()
+
+
+def _stretched(term: str) -> str:
+    """A hesitation as people stretch it: "um" is also "uum" and "ummm"."""
+    return "".join(re.escape(letter) + "+" for letter in term)
+
+
+_HESITATION = re.compile(
+    r"\b(?:" + "|".join(_stretched(t) for t in _LEX.phrases("fillers")) + r")\b[,.]?\s*",
+    re.I)
+_ANYWHERE = re.compile(rf"(?:,\s*)?\b(?:{_LEX.regex('politeness')})\b,?\s*", re.I)
+_STARTS = "|".join(_LEX.regex(name) for name in ("request_asides", "addresses", "request_openers"))
+_LEADING = re.compile(rf"^(?:{_STARTS})\b[,.!]?\s+", re.I)
+_TRAILING = re.compile(rf"[,\s]+(?:{_LEX.regex('request_tails')})$", re.I)
 _EDGE = "\"'.,!?;:…-–— \t\n"
 
 

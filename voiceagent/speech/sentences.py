@@ -10,11 +10,7 @@ from __future__ import annotations
 
 import re
 
-_ABBREVIATIONS = frozenset(
-    "mr mrs ms dr prof sr jr st mt vs e.g i.e eg ie approx nos fig figs vol ca cf inc ltd "
-    "corp dept avg jan feb apr jun jul aug sep sept oct nov a.m p.m u.s u.k".split()
-)
-"""Words whose final period does not end a sentence (lower case, without that period)."""
+from voiceagent.speech.abbreviations import not_ending
 
 _END = re.compile(r"[.!?…]+[\"')\]]*(?=\s)|\n")
 """A candidate end: terminal punctuation (and closing quotes) once a space follows, or a newline.
@@ -80,7 +76,7 @@ def _ends_sentence(text: str, at: int, mark: str) -> bool:
     if word is None:
         return True
     token = word.group(1).lstrip("\"'([*_")
-    if token.lower().rstrip(".") in _ABBREVIATIONS:
+    if token.lower().rstrip(".") in not_ending():  # "Dr. ", "e.g. " (written.yaml)
         return False
     if re.fullmatch(r"[A-Z]", token):  # an initial: "J. Smith"
         return False

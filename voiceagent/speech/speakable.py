@@ -10,7 +10,15 @@ from __future__ import annotations
 
 import re
 
-from voiceagent.speech.numbers import cardinal, decimal, digits, ordinal, year
+from voiceagent.language import lexicon
+from voiceagent.language.numbers import cardinal, decimal, digits, ordinal, year
+from voiceagent.language.plural import plural, plural_phrase
+from voiceagent.speech import abbreviations
+
+_LEX = lexicon()
+_SAY = _LEX.names("symbols")
+"""Signs as words ("+" plus, "@" at, "." dot in a web address)."""
+_PARTS = _LEX.names("number_parts")
 
 # --- markdown and links ------------------------------------------------------------------------
 
@@ -34,7 +42,7 @@ def _markdown_to_text(text: str) -> str:
     text = _INLINE_CODE.sub(r"\1", text)
     text = _IMAGE_OR_LINK.sub(r"\1", text)
     text = _URL.sub(lambda m: _host(m.group(1)), text)
-    text = _EMAIL.sub(lambda m: f"{m.group(1)} at {_host(m.group(2))}", text)
+    text = _EMAIL.sub(lambda m: f"{m.group(1)} {_SAY['@']} {_host(m.group(2))}", text)
     for pattern in (_TABLE_RULE, _RULE, _HEADING, _QUOTE, _BULLET):
         text = pattern.sub("", text)
     text = re.sub(r"\s*\|\s*", ", ", text.strip("|\n "))
@@ -46,7 +54,7 @@ def _markdown_to_text(text: str) -> str:
 def _host(host: str) -> str:
     """A link is said as its site: "https://www.example.com/a?b" -> "example dot com"."""
     host = re.sub(r"^www\.", "", host.lower()).rstrip(".")
-    return " dot ".join(host.split("."))
+    return f" {_SAY['.']} ".join(host.split("."))
 
 
 def _join_lines(text: str) -> str:
@@ -63,119 +71,83 @@ def _join_lines(text: str) -> str:
 
 # --- abbreviations and symbols -----------------------------------------------------------------
 
-_ABBREVIATIONS = [
-    (r"\be\.\s?g\.,?", "for example,"),
-    (r"\bi\.\s?e\.,?", "that is,"),
-    (r"\betc\.", "et cetera."),
-    (r"\bvs\.?(?=\s)", "versus"),
-    (r"\bapprox\.", "approximately"),
-    (r"\bDr\.(?=\s+[A-Z])", "Doctor"),
-    (r"\bMr\.", "Mister"),
-    (r"\bMrs\.", "Missus"),
-    (r"\bMs\.", "Miz"),
-    (r"\bNo\.(?=\s*\d)", "number"),
-    (r"\bmins?\.(?=\s)", "minutes"),
-]
-
-
 def _symbols(text: str) -> str:
-    for pattern, spoken in _ABBREVIATIONS:
-        text = re.sub(pattern, spoken, text, flags=re.I if pattern[2].islower() else 0)
-    text = re.sub(r"(?<=\d)\s*([+×÷=^])\s*(?=[-\d])", lambda m: f" {_OPERATORS[m.group(1)]} ",
-                  text)
-    text = re.sub(r"(?<=\d) [*x/-] (?=\d)", lambda m: f" {_OPERATORS[m.group(0).strip()]} ", text)
-    text = re.sub(r"(?<=\d)x\b", " times", text)
-    text = text.replace("&", " and ").replace("→", " to ").replace("—", ", ")
-    return text
+    text = abbreviations.said(text)
+    text = re.sub(r"(?<=\d)\s*([+×÷=^])\s*(?=[-\d])", lambda m: f" {_SAY[m.group(1)]} ", text)
+    text = re.sub(r"(?<=\d) [*x/-] (?=\d)", lambda m: f" {_SAY[m.group(0).strip()]} ", text)
+    text = re.sub(r"(?<=\d)x\b", f" {_SAY['x']}", text)
+    for sign in "&→":
+        text = text.replace(sign, f" {_SAY[sign]} ")
+    return text.replace("—", f"{_SAY['—']} ")
 
-
-_OPERATORS = {"+": "plus", "×": "times", "*": "times", "x": "times", "÷": "divided by",
-              "/": "divided by", "=": "equals", "^": "to the power of", "-": "minus"}
 
 # --- numbers ------------------------------------------------------------------------------------
 
-_UNITS = {
-    "km/h": ("kilometer per hour", "kilometers per hour"),
-    "mph": ("mile per hour", "miles per hour"),
-    "km": ("kilometer", "kilometers"), "cm": ("centimeter", "centimeters"),
-    "mm": ("millimeter", "millimeters"), "m": ("meter", "meters"), "mi": ("mile", "miles"),
-    "ft": ("foot", "feet"), "kg": ("kilogram", "kilograms"), "g": ("gram", "grams"),
-    "mg": ("milligram", "milligrams"), "lb": ("pound", "pounds"), "lbs": ("pound", "pounds"),
-    "oz": ("ounce", "ounces"), "l": ("liter", "liters"), "ml": ("milliliter", "milliliters"),
-    "h": ("hour", "hours"), "hr": ("hour", "hours"), "hrs": ("hour", "hours"),
-    "min": ("minute", "minutes"), "mins": ("minute", "minutes"), "s": ("second", "seconds"),
-    "sec": ("second", "seconds"), "secs": ("second", "seconds"),
-    "ms": ("millisecond", "milliseconds"), "kb": ("kilobyte", "kilobytes"),
-    "mb": ("megabyte", "megabytes"), "gb": ("gigabyte", "gigabytes"),
-    "tb": ("terabyte", "terabytes"), "hz": ("hertz", "hertz"), "khz": ("kilohertz", "kilohertz"),
-    "mhz": ("megahertz", "megahertz"), "ghz": ("gigahertz", "gigahertz"),
-    "w": ("watt", "watts"), "kw": ("kilowatt", "kilowatts"), "kwh": ("kilowatt hour",
-                                                                    "kilowatt hours"),
-    "v": ("volt", "volts"), "°c": ("degree Celsius", "degrees Celsius"),
-    "°f": ("degree Fahrenheit", "degrees Fahrenheit"), "°": ("degree", "degrees"),
-    "%": ("percent", "percent"),
-}
-_UNIT_SPELLINGS = {
-    **{u: u for u in _UNITS if len(u) > 1 or u in "mgsh%°"},
-    **{u.upper(): u for u in ("kb", "mb", "gb", "tb", "km", "kg", "mph")},
-    "Hz": "hz", "kHz": "khz", "MHz": "mhz", "GHz": "ghz", "kW": "kw", "kWh": "kwh",
-    "W": "w", "V": "v", "L": "l", "mL": "ml", "°C": "°c", "°F": "°f",
-}
-"""Case matters for one-letter units: "5 g" is grams, "5G" is a network; "2 W" is watts."""
-_UNIT_RE = "|".join(re.escape(u) for u in sorted(_UNIT_SPELLINGS, key=len, reverse=True))
-_CURRENCY = {"$": ("dollar", "dollars", "cent", "cents"), "€": ("euro", "euros", "cent", "cents"),
-             "£": ("pound", "pounds", "penny", "pence")}
-_SCALE_WORDS = r"thousand|million|billion|trillion"
-_MONTHS = ("january february march april may june july august september october november "
-           "december jan feb mar apr jun jul aug sep sept oct nov dec").split()
-_YEAR_CUES = ["in", "since", "from", "until", "till", "to", "through", "by", "of", "year",
-              "before", "after", "around", "circa", *_MONTHS]
+_UNITS = _LEX.names("written_units")
+"""Units as written after a number (case matters for one-letter units: "5 g" is grams, "5G"
+a network; "2 W" is watts), and their names."""
+_UNIT_RE = "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))
+_CURRENCY = {sign: [str(w) for w in row] for sign, row in _LEX.table("currencies").items()}
+"""Currency sign -> (its unit, its hundredth)."""
+_SCALE_WORDS = "|".join(w for w, v in _LEX.values("scales").items() if v >= 1000)
+_YEAR_CUES = _LEX.words("year_cues")
+_FRACTIONS = {round(1 / size): name for name, size in _LEX.values("fractions").items()}
+"""Denominator -> the name of one such part (2: "half")."""
+_ORDINAL_SUFFIX = "|".join(_LEX.phrases("ordinal_suffixes"))
 
 _NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
-_AMPM = r"\s*([ap])\.?\s?m\b(?:\.(?=\s*[a-z,;]))?"
+_HALVES = "|".join(r"\.?\s?".join(half) for half in sorted(set(_LEX.names("meridiem").values())))
+_AMPM = rf"\s*({_HALVES})\b(?:\.(?=\s*[a-z,;]))?"
 """am, p.m., PM; a final "." is kept when it ends the sentence."""
 _TIME = re.compile(rf"\b([01]?\d|2[0-3]):([0-5]\d)(?::[0-5]\d)?(?:{_AMPM})?", re.I)
 _HOUR_AMPM = re.compile(rf"\b(1[0-2]|0?[1-9]){_AMPM}", re.I)
 _PHONE = re.compile(r"\+\d{1,3}(?:[\s-]\d{2,4}){2,5}\b"
                     r"|(?<![\d,.])\d{3}[-.]\d{3,4}(?:[-.]\d{4})?(?![\d,]|\.\d)")
 _DECADE = re.compile(r"(?:\b(1[1-9]|20)|')([1-9])0s\b")
-_MONEY = re.compile(rf"([$€£])\s?({_NUMBER})(?:\s?({_SCALE_WORDS})\b)?", re.I)
-_FRACTION = re.compile(r"(?<![\d/])([1-3])/([234])(?![\d/])")
-_ORDINAL = re.compile(r"\b(\d+)(?:st|nd|rd|th)\b", re.I)
+_MONEY = re.compile(rf"([{''.join(map(re.escape, _CURRENCY))}])\s?({_NUMBER})"
+                    rf"(?:\s?({_SCALE_WORDS})\b)?", re.I)
+_FRACTION = re.compile(rf"(?<![\d/])([1-9])/([{''.join(map(str, _FRACTIONS))}])(?![\d/])")
+_ORDINAL = re.compile(rf"\b(\d+)(?:{_ORDINAL_SUFFIX})\b", re.I)
 _RANGE = re.compile(rf"(?<![\d.,])({_NUMBER})\s?[–-]\s?(?=\d)")
 _QUANTITY = re.compile(rf"(?<![\w.,])([-−]?)({_NUMBER})(?:\s?({_UNIT_RE})(?![\w°%]))?")
 
 
+def _half(said: str) -> str:
+    """"a.m", "P M" -> "am", "pm" (ClockTime's values)."""
+    return re.sub(r"\W", "", said).lower()
+
+
 def _time(m: re.Match[str]) -> str:
-    hour, minute, half = int(m.group(1)), int(m.group(2)), m.group(3)
+    hour, minute = int(m.group(1)), int(m.group(2))
+    half = _half(m.group(3)) if m.group(3) else ""
     if not half and (hour == 0 or hour > 12):  # 24-hour clock: said as 12-hour, "19:45" ->
-        half, hour = ("a", 12) if hour == 0 else ("p", hour - 12)  # "seven forty-five PM"
+        half, hour = ("am", 12) if hour == 0 else ("pm", hour - 12)  # "seven forty-five PM"
     if half and hour == 0:
         hour = 12
     words = cardinal(hour)
     if minute == 0:
-        words += "" if half else " o'clock"
+        words += "" if half else " " + _PARTS["o'clock"]
     elif minute < 10:
-        words += " oh " + cardinal(minute)
+        words += f" {_PARTS['nought']} {cardinal(minute)}"
     else:
         words += " " + cardinal(minute)
-    return words + (f" {half.upper()}M" if half else "")
+    return words + (f" {half.upper()}" if half else "")
 
 
 def _phone(m: re.Match[str]) -> str:
     groups = ", ".join(digits(g) for g in re.findall(r"\d+", m.group(0)))
-    return ("plus " if m.group(0).startswith("+") else "") + groups
+    return (f"{_SAY['+']} " if m.group(0).startswith("+") else "") + groups
 
 
 def _decade(m: re.Match[str]) -> str:
     """1990s -> "nineteen nineties", '80s -> "eighties" (a bare "30s" is thirty seconds)."""
     century, tens = m.group(1), int(m.group(2))
-    words = year(int(century) * 100 + tens * 10) if century else cardinal(tens * 10)
-    return words[:-1] + "ies"
+    return plural(year(int(century) * 100 + tens * 10) if century else cardinal(tens * 10))
 
 
 def _money(m: re.Match[str]) -> str:
-    one, many, cent, cents = _CURRENCY[m.group(1)]
+    one, cent = _CURRENCY[m.group(1)]
+    many, cents = plural(one), plural(cent)
     amount, scale = m.group(2).replace(",", ""), m.group(3)
     if scale:
         return f"{decimal(amount)} {scale.lower()} {many}"
@@ -185,15 +157,15 @@ def _money(m: re.Match[str]) -> str:
     change = f"{cardinal(n)} {cent if n == 1 else cents}"
     if int(whole) == 0 and n:
         return change
-    return f"{words} and {change}" if n else words
+    return f"{words} {_PARTS['and']} {change}" if n else words
 
 
 def _fraction(m: re.Match[str]) -> str:
     n, d = int(m.group(1)), int(m.group(2))
     if n >= d:
         return m.group(0)
-    name = {2: ("half", "halves"), 3: ("third", "thirds"), 4: ("quarter", "quarters")}[d]
-    return f"{'one' if n == 1 else cardinal(n)} {name[0] if n == 1 else name[1]}"
+    name = _FRACTIONS[d]
+    return f"{cardinal(n)} {name if n == 1 else plural(name)}"
 
 
 def _quantity(m: re.Match[str], text: str) -> str:
@@ -208,10 +180,10 @@ def _quantity(m: re.Match[str], text: str) -> str:
     else:
         words = decimal(plain)
     if sign:
-        words = "minus " + words
+        words = f"{_SAY['-']} {words}"
     if unit:
-        singular, plural = _UNITS[_UNIT_SPELLINGS[unit]]
-        words += " " + (singular if plain == "1" else plural)
+        name = _UNITS[unit]
+        words += " " + (name if plain == "1" else plural_phrase(name))
     if text[m.end():m.end() + 1].isalpha():  # "5G", "3D": keep the letters a word apart
         words += " "
     return words
@@ -219,13 +191,14 @@ def _quantity(m: re.Match[str], text: str) -> str:
 
 def _numbers(text: str) -> str:
     text = _TIME.sub(_time, text)
-    text = _HOUR_AMPM.sub(lambda m: f"{cardinal(int(m.group(1)))} {m.group(2).upper()}M", text)
+    text = _HOUR_AMPM.sub(lambda m: f"{cardinal(int(m.group(1)))} {_half(m.group(2)).upper()}",
+                          text)
     text = _PHONE.sub(_phone, text)
     text = _DECADE.sub(_decade, text)
     text = _MONEY.sub(_money, text)
     text = _FRACTION.sub(_fraction, text)
     text = _ORDINAL.sub(lambda m: ordinal(int(m.group(1))), text)
-    text = _RANGE.sub(r"\1 to ", text)
+    text = _RANGE.sub(rf"\1 {_PARTS['range']} ", text)
     return _QUANTITY.sub(lambda m: _quantity(m, text), text)
 
 

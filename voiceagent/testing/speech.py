@@ -42,7 +42,8 @@ class RecordingPlayer:
 
 
 class FakeTranscriber:
-    """A Transcriber answering from a list of transcripts, one per call."""
+    """A Transcriber answering from a list of transcripts (plain text, or a Transcript with
+    its doubt and words), one per call."""
 
     def __init__(self, *texts: str) -> None:
         self.texts = list(texts)

@@ -7,8 +7,10 @@ import re
 from datetime import timedelta
 
 from voiceagent.agent.tools import Tool, tool
+from voiceagent.language import lexicon
 from voiceagent.ports import Clock
 from voiceagent.tools.days import (
+    WEEKDAYS,
     calendar_day,
     days_ahead,
     days_until_said,
@@ -16,19 +18,35 @@ from voiceagent.tools.days import (
     spoken_date,
     spoken_time,
 )
-from voiceagent.tools.places import find_zone, plain, with_the
+from voiceagent.tools.places import (
+    ZONE_HINT,
+    Places,
+    build_places,
+    find_zone,
+    plain,
+    saved_places,
+    with_the,
+)
 from voiceagent.tools.words import capitalised
 
-HERE = {"", "here", "local", "home", "now", "right now", "today", "tonight", "current",
-        "date", "the date", "day", "time", "the time", "my location", "local time",
-        "current location", "my city", "my time zone", "local time zone"}
-"""Words small models put in `place` when the user asked about here."""
+__all__ = [  # the clock's public names before days.py and places.py were split from it
+    "WEEKDAYS", "ZONE_HINT", "Places", "asks_for_the_time", "build_places", "calendar_day",
+    "days_ahead", "days_until_said", "find_zone", "is_here", "make_tools", "next_occurrence",
+    "saved_places", "spoken_date", "spoken_time"]
 
-_DERIVED = re.compile(
-    r"\b(?:how (?:many|much|long|old)|until|till|since|ago|between|left|before|after|older|"
-    r"younger|countdown|difference)\b|^\W*(?:is|are|was|were|will|do|does|did|am|should|"
-    r"can|could)\b", re.I)
+_LEX = lexicon()
+_DERIVED = re.compile(rf"\b(?:{_LEX.regex('time_spans')})\b|"
+                      rf"^\W*(?:{_LEX.regex('yes_no_openers')})\b", re.I)
 """Questions that the time or date alone does not answer: a count, a span, a yes or no."""
+_AHEAD = re.compile(rf"(?:{_LEX.regex('later')})\b|.*\b(?:{_LEX.regex('from_now')})$", re.I)
+"""A day said as counted from now ("in 3 days", "a week from now"): "it will be"."""
+
+
+def is_here(place: str) -> bool:
+    """`place` is what small models put there when the user asked about here ("", "local",
+    "my location": the lexicon's `here`)."""
+    key = plain(place)
+    return not key or _LEX.is_one("here", key)
 
 
 def asks_for_the_time(request: str) -> bool:
@@ -58,10 +76,10 @@ def make_tools(clock: Clock) -> list[Tool]:
             said = capitalised(place.strip(" .?!"))
             if offset < 0:
                 return f"{said} was {spoken_date(day)}."
-            if re.match(r"in\b|.*\bfrom (?:now|today)$", said, re.I):
+            if _AHEAD.match(said):
                 return f"{said} it will be {spoken_date(day)}."
             return f"{said} is {spoken_date(day)}."
-        if plain(place) not in HERE:
+        if not is_here(place):
             zone = find_zone(place)
             moment = clock.now().astimezone(zone)
             return f"In {with_the(place)} it is {spoken_time(moment)}, {spoken_date(moment)}."

@@ -16,64 +16,61 @@ from voiceagent.agent.outcome import Outcome, Ref
 from voiceagent.agent.tools import Tool, tool
 from voiceagent.atomic import write_atomic
 from voiceagent.errors import ToolError
+from voiceagent.language import lexicon
+from voiceagent.language.plural import plural, singular
 from voiceagent.ports import Clock
 from voiceagent.tools.words import capitalised
 
-ALL_WORDS = ("all", "everything", "lists", "all lists", "")
+_LEX = lexicon()
 
 
 def _slug(name: str) -> str:
     """'My Shopping List' -> 'shopping'; 'to do' -> 'to-do'."""
     words = re.sub(r"[^a-z0-9]+", " ", name.lower().replace("'s ", " ")).split()
-    while words and words[0] in ("my", "the", "our", "a"):
+    while words and words[0] in _LEX.words("determiners"):
         words.pop(0)
-    while words and words[-1] in ("list", "lists"):
+    while words and singular(words[-1]) in _LEX.words("list_words"):
         words.pop()
     return "-".join(words)
 
 
+def _all_lists(slug: str) -> bool:
+    """"all", "everything", "lists": every list, not one of them."""
+    return not slug or _LEX.is_one("every", slug.split("-"))
+
+
 def _forms(slug: str) -> list[str]:
     """The name and its singular/plural: 'grocery' <-> 'groceries', 'task' <-> 'tasks'."""
-    forms = [slug, slug + "s"]
-    if slug.endswith("ies"):
-        forms.append(slug[:-3] + "y")
-    elif slug.endswith("s"):
-        forms.append(slug[:-1])
-    if slug.endswith("y"):
-        forms.append(slug[:-1] + "ies")
-    return forms
+    return list(dict.fromkeys([slug, plural(slug), singular(slug)]))
 
 
-_DESTINATION = re.compile(r"(?:^|\s)(?:to|on|onto|in|into)\s+(?:the|my|our|your|a)?\s*"
-                          r"(?:[\w'-]+\s+){0,2}list(?:\s+please)?\s*$")
+_LIST_NAME = r"[\w'-]+(?:\s+[\w'-]+)?"
+_WHERE = _LEX.templates("item_destinations", {"name": _LIST_NAME}).regex.pattern
+_DESTINATION = re.compile(rf"(?:^|\s)(?:{_WHERE})\s*$", re.I)
 """Where the items go, said with them: "bread to my shopping list" (the model passes it on)."""
-_NOT_ITEMS = frozenset("then also too as well please now okay ok oh um uh".split())
-"""Words left between "and"s that are no item: "milk, and then to my list"."""
-_POINTING = re.compile(r"(?:(?:put|add|write|get|buy|stick|pop)\s+)?(?:it|that|this|them|those|"
-                       r"these|one)(?:\s+(?:down|up|on|in))?")
-"""A verb and a pronoun, which names no item: the 0.5B passed "put it" for "We're out of
-coffee, put it on the shopping list"."""
+_OPENER = re.compile(rf"^\s*(?:{_LEX.regex('item_openers')})\s+")
+_JOINERS = re.compile(rf",|;|\n|&|\b(?:{_LEX.regex('joiners')})\b")
 
 
 def split_items(text: str) -> list[str]:
     """'eggs, milk and bread' -> ['eggs', 'milk', 'bread']; 'milk and then to my shopping
     list' -> ['milk']."""
-    parts = re.split(r",|;|\n|&|\band\b|\bplus\b", text.lower())
-    items = []
-    for part in parts:
+    items: list[str] = []
+    for part in _JOINERS.split(text.lower()):
         part = _DESTINATION.sub("", part.strip(" .!?\"'"))
-        part = re.sub(r"^\s*(?:some|a|an|the|more)\s+", "", part).strip(" .!?\"'")
-        if _POINTING.fullmatch(part.lower()):
+        part = _OPENER.sub("", part).strip(" .!?\"'")
+        if _LEX.templates("no_item").match(part):
+            # the 0.5B passed "put it" for "We're out of coffee, put it on the shopping list"
             raise ToolError(f"{part!r} names no item: pass the things themselves, as the user "
                             "named them (e.g. items='coffee').")
-        if part and part not in _NOT_ITEMS and part not in items:
+        if part and not _LEX.is_one("not_items", part) and part not in items:
             items.append(part)
     return items
 
 
 def _same(a: str, b: str) -> bool:
-    """Forgiving item match: case and a plural s."""
-    return a.rstrip("s") == b.rstrip("s")
+    """Forgiving item match: case and a plural ("apple", "apples"; "berry", "berries")."""
+    return singular(a) == singular(b)
 
 
 def spoken_join(items: list[str]) -> str:
@@ -188,7 +185,7 @@ def make_tools(data_dir: Path, aliases: dict[str, str],
         Args:
             list_name: the list's name as said; empty for all list names.
         """
-        if _slug(list_name) in ALL_WORDS:
+        if _all_lists(_slug(list_name)):
             names = lists.names()
             return f"Your lists: {spoken_join(names)}." if names else "You have no lists yet."
         name = lists.resolve(list_name, must_exist=False)

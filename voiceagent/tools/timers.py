@@ -3,45 +3,59 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta, tzinfo
+from datetime import datetime, tzinfo
 
 from voiceagent.agent.outcome import Outcome
 from voiceagent.agent.tools import Tool, tool
 from voiceagent.errors import ToolError
-from voiceagent.tools.days import WEEKDAYS, days_ahead, spoken_time
-from voiceagent.tools.timer_store import Entry, Timers, new_id
-from voiceagent.tools.words import (
-    numbers_in,
-    parse_clock_time,
-    parse_duration,
+from voiceagent.language import lexicon
+from voiceagent.language.numbers import NUMBER, amounts
+from voiceagent.language.plural import plural, singular
+from voiceagent.language.spoken_time import (
+    NIGHT_ENDS,
+    UNIT_WORDS,
+    day_with_time,
+    next_time,
+    read_duration,
+    says_a_length,
     spoken_duration,
 )
+from voiceagent.tools.days import spoken_time
+from voiceagent.tools.timer_store import Entry, Timers, new_id
+
+__all__ = ["MAX_SECONDS", "NIGHT_ENDS", "alarm_due", "alarm_or_reminder_due", "clean_label",
+           "make_tools", "said_day", "spoken_length", "timer_label"]
 
 MAX_SECONDS = 7 * 86400
+_LEX = lexicon()
+_KINDS = _LEX.phrases("timer_kinds")
 
 
 def clean_label(label: str) -> str:
     """'The Pasta Timer' -> 'pasta'; 'check the oven' keeps its 'the'; '7:00 am alarm' its
     colon (alarms are named by their time)."""
     words = re.sub(r"[^\w\s':-]|:(?!\d)", " ", label.lower()).split()
-    while words and words[0] in ("the", "my", "a", "an", "for", "our", "this", "that"):
+    while words and words[0] in _LEX.words("label_openers"):
         words.pop(0)
-    while words and words[-1] in ("timer", "timers", "alarm", "alarms"):
+    while words and singular(words[-1]) in _KINDS:
         words.pop()
     return " ".join(words)
+
+
+_NOT_A_NAME = re.compile(rf"\b{NUMBER}\s*(?:{UNIT_WORDS})\b|\b(?:{UNIT_WORDS})\b|"
+                         rf"\b(?:{_LEX.regex('joiners')})\b")
+"""A length of time, and the words that join its parts."""
 
 
 def timer_label(label: str) -> str:
     """clean_label without a length repeated in it: small models send label='5' or
     '20 minutes' ("a 5 minute 5 timer"); '10 minute pasta' keeps 'pasta'."""
     cleaned = clean_label(label)
-    digits = numbers_in(cleaned)
-    unit = r"(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?)"
-    rest = re.sub(rf"\b\d+(?:\.\d+)?\s*{unit}\b|\b{unit}\b|\b(?:and|half)\b", " ", digits)
-    rest = " ".join(rest.split())
-    if not re.sub(r"\b\d+(?:\.\d+)?\b", "", rest).strip():
+    digits = amounts(cleaned, UNIT_WORDS)  # "an hour and a half" -> "1.5 hour"
+    rest = " ".join(_NOT_A_NAME.sub(" ", digits).split())
+    if not re.sub(rf"\b{NUMBER}\b", "", rest).strip():
         return ""
-    return cleaned if rest == digits else rest
+    return cleaned if rest == " ".join(digits.split()) else rest
 
 
 def spoken_length(seconds: float) -> str:
@@ -49,80 +63,41 @@ def spoken_length(seconds: float) -> str:
     seconds = round(seconds / 60) * 60 if seconds >= 600 else round(seconds)
     parts = spoken_duration(seconds).rsplit(" ", 2)
     if len(parts) == 3 and re.match(r"\d", parts[1]):
-        return f"{parts[0]} and {parts[1]} {parts[2]}"
+        return f"{parts[0]} {_LEX.names('number_parts')['and']} {parts[1]} {parts[2]}"
     return spoken_duration(seconds)
-
-
-_DAY = re.compile(
-    r"\b(?:on\s+)?(?:(the\s+day\s+after\s+tomorrow|day\s+after\s+tomorrow|tomorrow|"
-    r"(?:next\s+|this\s+|coming\s+)?(?:" + "|".join(WEEKDAYS) + r"))|"
-    r"(today|tonight|this\s+(?=morning|afternoon|evening)))\b", re.I)
-"""A day said with the time: "7 am tomorrow", "tomorrow at 7", "Friday at 9", "9 tonight"."""
-
-
-NIGHT_ENDS = 4
-"""Before this hour people still say "tomorrow" for the coming morning."""
 
 
 def said_day(text: str, base: datetime) -> tuple[str, int | None, bool]:
     """(the time without its day, days from `base` to that day or None if no day was said,
     whether the day was a weekday's name: "Tuesday at 9" said on a Tuesday after 9 is next
-    week's)."""
-    found = _DAY.search(text)
-    if not found:
-        return text, None, False
-    rest = (text[:found.start()] + " " + text[found.end():]).strip()
-    if found[2]:  # today, tonight, this morning
-        return rest + (" tonight" if found[2].lower() == "tonight" else ""), 0, False
-    phrase = found[1].lower()
-    offset = days_ahead(phrase, base) or 0  # the pattern holds only phrases it knows
-    weekly = phrase.split()[-1] in WEEKDAYS
-    if weekly:
-        offset %= 7  # "Tuesday at 9" on a Tuesday: today, or next week once it has passed
-    elif offset == 1 and base.hour < NIGHT_ENDS:
-        offset = 0  # at 1 AM "tomorrow at 7" is this morning
-    return rest, offset, weekly
+    week's). language/spoken_time.day_with_time gives it typed."""
+    found = day_with_time(text, base)
+    day = found.day
+    return found.time, None if day is None else day.offset, bool(day and day.weekday)
 
 
 def alarm_due(text: str, zone: tzinfo | None, now: float) -> float:
     """Epoch seconds of the next `text` o'clock ("7:30", "7:30 pm"), on the day said with it
     ("7 am tomorrow", "Friday at 9"); hours without am/pm mean whichever of the two comes
     first."""
-    base = datetime.fromtimestamp(now, zone)
-    text, offset, weekly = said_day(text, base)
-    hour, minute, half = parse_clock_time(text)
-    if half:
-        hours = [hour % 12 + (12 if half == "pm" else 0)]
-    else:
-        hours = [hour, hour + 12] if 1 <= hour <= 11 else [hour]
-    times = []
-    for h in hours:
-        moment = base.replace(hour=h, minute=minute, second=0, microsecond=0)
-        moment += timedelta(days=offset or 0)
-        if moment.timestamp() <= now:
-            if offset is None or weekly:  # the next one: tomorrow's, or next week's
-                moment += timedelta(days=7 if weekly else 1)
-            else:
-                continue  # "today at 7" when it is 8
-        times.append(moment.timestamp())
-    if not times:
-        raise ToolError(f"{text.strip()!r} has already passed today; ask the user for "
-                        "another time.")
-    return min(times)
+    return next_time(text, datetime.fromtimestamp(now, zone)).timestamp()
+
+
+_LATER = re.compile(rf"\s*(?:{_LEX.regex('later')})\s+(.+)", re.I)
 
 
 def alarm_or_reminder_due(text: str, zone: tzinfo | None, now: float) -> float:
     """Like alarm_due, but "in 20 minutes" or "20 minutes" (small models send reminders to
     set_alarm) count from now."""
-    relative = re.match(r"\s*in\s+(.+)", text, re.I)
+    relative = _LATER.match(text)
     if relative:
-        return now + parse_duration(relative.group(1))
+        return now + read_duration(relative.group(1)).seconds
     try:
         return alarm_due(text, zone, now)
     except ToolError:
-        if not re.search(r"\d\s*(?:s|sec|min|h|hour|hr|day)", numbers_in(text.lower())):
+        if not says_a_length(text):
             raise
-        return now + parse_duration(text)
+        return now + read_duration(text).seconds
 
 
 def _when(due: float, now: float, zone: tzinfo | None) -> str:
@@ -144,7 +119,7 @@ def make_tools(timers: Timers) -> list[Tool]:
             duration: how long, as said: a number and a unit, e.g. 10 minutes.
             label: what it is for, if said; else empty.
         """
-        seconds = parse_duration(duration)
+        seconds = read_duration(duration).seconds
         if not 1 <= seconds <= MAX_SECONDS:
             raise ToolError("a timer must be between 1 second and 7 days long.")
         entry = Entry("timer", timer_label(label), timers.clock.time() + seconds, seconds,
@@ -163,10 +138,11 @@ def make_tools(timers: Timers) -> list[Tool]:
             label: what it is for, if said; else empty.
         """
         now, zone = timers.clock.time(), timers.clock.zone
-        day = _DAY.search(label)
-        if day and said_day(time, datetime.fromtimestamp(now, zone))[1] is None:
+        base = datetime.fromtimestamp(now, zone)
+        in_label = day_with_time(label, base)
+        if in_label.day is not None and day_with_time(time, base).day is None:
             # "remind me to call mom tomorrow at 5": the day went into the label
-            time, label = f"{time} {day[0]}", (label[:day.start()] + label[day.end():]).strip()
+            time, label = f"{time} {in_label.said}", in_label.time
         due = alarm_or_reminder_due(time, zone, now)
         entry = Entry("alarm", clean_label(label), due, id=new_id())
         timers.add(entry)
@@ -205,12 +181,13 @@ def make_tools(timers: Timers) -> list[Tool]:
         if not entries:
             return "There are no timers or alarms to cancel."
         words = which.lower().split()
-        kinds = {k for k in ("timer", "alarm") if any(w.startswith(k) for w in words)}
+        kinds = {k for k in _KINDS if any(w.startswith(k) for w in words)}
         candidates = [e for e in entries if not kinds or e.kind in kinds]
         wanted = clean_label(which)
         if any(e.id and e.id == which for e in entries):  # a follow-up's own reference
             chosen = [e for e in entries if e.id == which]
-        elif wanted in ("all", "every", "everything", "both") or {"timers", "alarms"} & set(words):
+        elif (_LEX.is_one("every", wanted)
+              or {plural(k) for k in _KINDS} & set(words)):
             chosen = candidates
         elif not wanted:
             chosen = candidates if len(candidates) == 1 else []
