@@ -119,7 +119,8 @@ def _kiosk(config: Config, assistant: Any, recorder: Any, player: Any,
     from voiceagent.speech.wakegate import WakeGate
 
     trigger, audio = config.trigger, config.audio
-    early_end(config, assistant, recorder)
+    wake_phrase = "" if trigger.wake_word else trigger.wake_phrase
+    early_end(config, assistant, recorder, wake_phrase=wake_phrase)
     chimes = SoundPlayer(audio)  # its own: a chime never clears the answer's stop flag
     echo_only = lambda: False  # noqa: E731
     if audio.echo_cancel:
@@ -161,15 +162,16 @@ def _kiosk(config: Config, assistant: Any, recorder: Any, player: Any,
         recorder.processors.append(gate)
     return KioskFrontEnd(
         assistant, recorder, gate=gate, half_duplex=not audio.echo_cancel,
-        wake_phrase="" if trigger.wake_word else trigger.wake_phrase,
+        wake_phrase=wake_phrase,
         chime=_chime(config, chimes), follow_up_s=trigger.follow_up_s, replies=replies)
 
 
-def early_end(config: Config, assistant: Any, recorder: Any) -> None:
+def early_end(config: Config, assistant: Any, recorder: Any, *, wake_phrase: str = "") -> None:
     """Let the recorder judge each pause from the words so far (drafted with the assistant's
     transcriber) and the turn model, so a finished request ends sooner than silence_ms and an
-    unfinished one is waited for (speech/drafts.py). The request itself is still transcribed
-    by the assistant from the whole utterance."""
+    unfinished one is waited for (speech/drafts.py); words heard as finished are prefilled
+    (Assistant.prefill, after `wake_phrase` as the front end answers them). The request
+    itself is still transcribed by the assistant from the whole utterance."""
     from pathlib import Path
 
     from voiceagent.speech.drafts import Drafts
@@ -184,7 +186,9 @@ def early_end(config: Config, assistant: Any, recorder: Any) -> None:
     recorder.drafts = Drafts(assistant.transcriber, load_turn_model(audio.turn_model,
                                                                    config.models_dir),
                              threshold=audio.turn_threshold, command=command,
-                             names=[n for n in (wake, trigger.wake_phrase) if n])
+                             names=[n for n in (wake, trigger.wake_phrase) if n],
+                             on_finished=lambda draft: assistant.prefill(
+                                 draft.text, wake_phrase=wake_phrase))
 
 
 def check_devices(config: Config, recorder: Any, *, keep_open: bool) -> None:
