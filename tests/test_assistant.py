@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 from pathlib import Path
 
 from voiceagent.agent.events import Events, Recording
@@ -195,15 +194,13 @@ def test_after_a_local_command_the_server_caches_the_conversation(tmp_path: Path
     assistant.keep_warm = True
     outcome = assistant.answer_text("What time is it?")
     assert outcome.answer == "It is 7:30 in the evening."
-    deadline = time.monotonic() + 5
-    while not model.requests and time.monotonic() < deadline:
-        time.sleep(0.01)
+    assert assistant.warmer.settled(30)
     [warm] = model.requests
     assert [m.text for m in warm.messages[-3:-1]] == [  # as the next request will show it
         "What time is it?", "It is 7:30 in the evening."]
     assistant.keep_warm = False  # a one-shot ask: nothing in the background
     assistant.answer_text("What time is it?")
-    time.sleep(0.2)
+    assert assistant.warmer.settled(30)
     assert len(model.requests) == 1
 
 

@@ -183,6 +183,19 @@ def test_unfinished_words_hold_the_pause(speech):
 
 
 @pytest.mark.real
+def test_the_listener_passes_on_only_finished_verdicts(speech):
+    """on_finished (the kiosk prefills the request with it) hears the pause that ends the
+    turn, not the one after "for"."""
+    first = speech("Set a timer for", lead_s=0.5, tail_s=0.0)
+    rest = speech("ten minutes.", lead_s=0.0, tail_s=2.0)
+    seen: list = []
+    drafts = Drafts(Scripted("Set a timer for", "Set a timer for ten minutes."), Turn(0.97),
+                    on_finished=seen.append)
+    [_], _ = listen([first, Audio.silence(1.1), rest], drafts)
+    assert [(d.text, d.verdict) for d in seen] == [("Set a timer for ten minutes.", F)]
+
+
+@pytest.mark.real
 def test_speech_during_the_judgement_keeps_the_utterance_going(speech):
     first = speech("What time is it", lead_s=0.5, tail_s=0.0)
     first = Audio(first.samples[: -int(0.2 * first.rate)], first.rate)  # piper's own pause

@@ -32,6 +32,7 @@ from voiceagent.agent.events import (
 from voiceagent.agent.loop import Agent, TurnResult
 from voiceagent.agent.messages import Message
 from voiceagent.agent.session import SessionStore, bound
+from voiceagent.agent.warmer import Warmer
 from voiceagent.audio import Audio
 from voiceagent.language import say, tell_model
 from voiceagent.ports import Player, Synthesizer, Transcriber, Transcript
@@ -85,13 +86,13 @@ class Assistant:
         self._forget = forget or threading.Event()
         """Set (by the conversation tool, through request_reset) to forget the conversation
         at the end of the turn, so the tool result stays consistent with the history."""
-        self._warm_history: tuple[Message, ...] = ()
-        self._warm_due = threading.Event()
-        self._warmer: threading.Thread | None = None
+        self.warmer = Warmer(agent)
+        """Has the server read ahead: the conversation, a draft's words (agent/warmer.py)."""
         self.keep_warm = keep_warm
         """After a turn the model never saw (a local command), have the server cache the
         conversation in the background, so the next question to the model does not wait for
-        it (a long-running front end sets this; a one-shot ask exits at once)."""
+        it; and prefill drafts heard as finished (a long-running front end against a server
+        on this machine sets this; a one-shot ask exits at once)."""
 
     def answer_audio(
         self, audio: Audio, *, speech_end: float | None = None, wake_phrase: str = ""
@@ -145,6 +146,18 @@ class Assistant:
         """Speak `text` at once, from inside a turn (an approval question)."""
         speak(self.synthesizer, self.player, self.events, text)
 
+    def prefill(self, words: str, *, wake_phrase: str = "") -> None:
+        """A draft of the words so far was heard as a finished turn (speech/drafts.py): have
+        the server read the request they would make now, while the user is still pausing.
+        Nothing is spoken or kept, and the words are never the request's: the turn sends its
+        own request from the final transcript, which finds them read when they are the same.
+        Not during a turn (its history is not final), nor for words without the wake phrase."""
+        if not self.keep_warm or self._speaking_lock.locked():
+            return
+        request = strip_wake_phrase(words, wake_phrase) if wake_phrase else words
+        if request.strip():
+            self.warmer.prefill(self.history, request)
+
     def request_reset(self) -> None:
         """Forget the conversation at the end of this turn (the tool result stays consistent)."""
         self._forget.set()
@@ -177,7 +190,7 @@ class Assistant:
                                or not any(isinstance(e, Request) for e in recording.events)):
             # the next request shows this turn differently from how the model saw it (or
             # it never saw it: a local command): have the server cache it now
-            self._warm(tuple(self.history))
+            self.warmer.warm(self.history)
         return TurnOutcome(
             transcript=transcript,
             answer=result.answer,
@@ -206,22 +219,6 @@ class Assistant:
         if self._cancel.is_set() and result.stop != "cancelled":
             return cut_short(result, speech.heard)
         return result
-
-    def _warm(self, history: tuple[Message, ...]) -> None:
-        """Have the server cache `history`, on one worker thread: the newest conversation
-        wins, and a burst of local commands costs one thread, not one each."""
-        self._warm_history = history
-        self._warm_due.set()
-        if self._warmer is None:
-            self._warmer = threading.Thread(target=self._warm_loop, name="keep-warm",
-                                            daemon=True)
-            self._warmer.start()
-
-    def _warm_loop(self) -> None:
-        while True:
-            self._warm_due.wait()
-            self._warm_due.clear()
-            self.agent.warm_up(self._warm_history)
 
     def _save(self, new_messages: list[Message]) -> None:
         if self._forget.is_set():

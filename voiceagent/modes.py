@@ -123,7 +123,8 @@ def build_kiosk(config: Config, assistant: Any, recorder: Any, player: Any,
     from voiceagent.sound.player import SoundPlayer
 
     trigger, audio = config.trigger, config.audio
-    early_end(config, assistant, recorder)
+    wake_phrase = "" if trigger.wake_word else trigger.wake_phrase
+    early_end(config, assistant, recorder, wake_phrase=wake_phrase)
     chimes = SoundPlayer(audio)  # its own: a chime never clears the answer's stop flag
     canceller = None
     if audio.echo_cancel:
@@ -138,7 +139,7 @@ def build_kiosk(config: Config, assistant: Any, recorder: Any, player: Any,
         recorder.processors.append(gate)
     return KioskFrontEnd(
         assistant, recorder, gate=gate, half_duplex=not audio.echo_cancel,
-        wake_phrase="" if trigger.wake_word else trigger.wake_phrase,
+        wake_phrase=wake_phrase,
         chime=_chime(config, chimes), follow_up_s=trigger.follow_up_s, replies=replies)
 
 
@@ -181,11 +182,12 @@ def wake_gate(config: Config, recorder: Any, canceller: Any = None) -> Any:
                     deaf=lambda: bool(recorder.is_paused), echo_only=echo_only)
 
 
-def early_end(config: Config, assistant: Any, recorder: Any) -> None:
+def early_end(config: Config, assistant: Any, recorder: Any, *, wake_phrase: str = "") -> None:
     """Let the recorder judge each pause from the words so far (drafted with the assistant's
     transcriber) and the turn model, so a finished request ends sooner than silence_ms and an
-    unfinished one is waited for (speech/drafts.py). The request itself is still transcribed
-    by the assistant from the whole utterance."""
+    unfinished one is waited for (speech/drafts.py); words heard as finished are prefilled
+    (Assistant.prefill, after `wake_phrase` as the front end answers them). The request
+    itself is still transcribed by the assistant from the whole utterance."""
     from pathlib import Path
 
     from voiceagent.speech.drafts import Drafts
@@ -205,7 +207,9 @@ def early_end(config: Config, assistant: Any, recorder: Any) -> None:
     recorder.drafts = Drafts(drafting, load_turn_model(audio.turn_model,
                                                                    config.models_dir),
                              threshold=audio.turn_threshold, command=command,
-                             names=[n for n in (wake, trigger.wake_phrase) if n])
+                             names=[n for n in (wake, trigger.wake_phrase) if n],
+                             on_finished=lambda draft: assistant.prefill(
+                                 draft.text, wake_phrase=wake_phrase))
 
 
 def check_devices(config: Config, recorder: Any, *, keep_open: bool) -> None:

@@ -76,6 +76,12 @@ def answer_locally(turn: Turn, local: LocalMatcher, history: Sequence[Message],
     return turn.end("done", spoken)
 
 
+def recognised(local: LocalMatcher, text: str, history: Sequence[Message]) -> bool:
+    """The templates take `text` after `history` for a command (this stage answers it, unless
+    its call then fails): the model will not be asked."""
+    return bool(local.follow_up(text, history)) or local.match(text) is not None
+
+
 def _is_recall(local: LocalMatcher, text: str) -> bool:
     """`text` asked about the conversation itself ("Say that again")."""
     found = local.match(text)

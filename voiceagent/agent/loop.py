@@ -114,15 +114,16 @@ class Agent:
             return turn.end("done", unserved.reply)
         return ModelTurn(self, turn, history).run()
 
-    def warm_up(self, history: Sequence[Message] = ()) -> None:
+    def warm_up(self, history: Sequence[Message] = (), user_text: str = "hi") -> None:
         """Send the fixed prefix (system prompt, tools, worked example) and the conversation
         so far, so the server has them cached before the user's next question (seconds saved
-        on a small CPU): at start, and after turns the model never saw (local commands)."""
+        on a small CPU): at start, after turns the model never saw (local commands), and with
+        the words of a draft heard as finished as `user_text` (agent/warmer.py)."""
         enough = threading.Event()  # stop at the first token: the prompt is cached by then
         try:
             self.model.complete(self.config.system_prompt,
                                 [*self.prefix, *for_model(history, self.config.history),
-                                 Message("user", "hi")],
+                                 Message("user", user_text)],
                                 self.tools.specs(), on_text=lambda _: enough.set(), cancel=enough)
         except ChatError as exc:  # the first real turn will report it properly
             log.info("warm-up request failed: %s", exc)

@@ -27,6 +27,11 @@ from the whole utterance after the cut (the assistant does it), so nothing a dra
 about unfinished words can reach the answer. (Reusing the draft when the audio is the same
 would save one transcription; it was dropped because drafts may be decoded more cheaply than
 the final transcript, and a request's text must come from one place.)
+
+A finished verdict is also passed to `on_finished`: the kiosk and push-to-talk have the model
+server read the request those words would make while the user is still pausing
+(agent/warmer.py), so its first token comes right after the turn ends. That too is only a
+head start in the server's cache, never the request: the final transcript still decides.
 """
 
 from __future__ import annotations
@@ -107,17 +112,20 @@ class Drafts:
     """Judges a pause from the words so far (`transcriber`) and how they sound (`turn`).
 
     `command(text)` says whether words are a whole command the assistant answers itself;
-    `names` are the words the assistant is addressed by (wake word, wake phrase).
+    `names` are the words the assistant is addressed by (wake word, wake phrase);
+    `on_finished(draft)` hears each finished verdict (in the listening thread: return at once).
     """
 
     def __init__(self, transcriber: Transcriber, turn: TurnDetector | None = None, *,
                  threshold: float = 0.5, command: Callable[[str], bool] | None = None,
-                 names: Iterable[str] = ()) -> None:
+                 names: Iterable[str] = (),
+                 on_finished: Callable[[Draft], None] | None = None) -> None:
         self.transcriber = transcriber
         self.turn = turn
         self.threshold = threshold
         self.command = command
         self.names = tuple(names)
+        self.on_finished = on_finished
 
     def judge(self, audio: Audio, *, short: bool = False) -> Draft:
         """The verdict on a pause at the end of `audio`; `short`: only a short first phrase
@@ -146,7 +154,13 @@ class Drafts:
                 verdict = Verdict.OPEN
         log.debug("draft after a pause: %r, turn %s -> %s", text,
                   "-" if p is None else f"{p:.2f}", verdict.value)
-        return Draft(verdict, text, p)
+        draft = Draft(verdict, text, p)
+        if verdict is Verdict.FINISHED and self.on_finished is not None:
+            try:
+                self.on_finished(draft)
+            except Exception:  # reading ahead is a head start only; the verdict stands
+                log.exception("passing on a finished draft failed")
+        return draft
 
     def _known(self, text: str) -> bool:
         """A whole command the assistant knows, or a one-word answer ("Yes.", "Stop.": the
