@@ -173,17 +173,6 @@ class Observed:
     """Epoch seconds when the turn started (an alarm's day is counted from it)."""
 
 
-def observed_from(data: dict[str, Any]) -> Observed:
-    """An `Observed` back from its JSON (dataclasses.asdict) form."""
-    fields = dict(data)
-    fields["calls"] = tuple(Call(**c) for c in data.get("calls", ()))
-    fields["pending"] = tuple(Pending(**p) for p in data.get("pending", ()))
-    fields["lists_after"] = tuple((n, tuple(i)) for n, i in data.get("lists_after", ()))
-    for key in ("items_before", "items_after", "notes_added"):
-        fields[key] = tuple(data.get(key, ()))
-    return Observed(**fields)
-
-
 @dataclass(frozen=True)
 class Verdict:
     """The judgement of one case."""

@@ -107,3 +107,14 @@ def _pending(data: Path) -> tuple[Pending, ...]:
 
     return tuple(Pending(e.kind, e.label, e.due, e.seconds)
                  for e in Timers(data / "timers.json", None).pending())
+
+
+def observed_from(data: dict[str, Any]) -> Observed:
+    """An `Observed` back from its JSON (dataclasses.asdict) form."""
+    fields = dict(data)
+    fields["calls"] = tuple(Call(**c) for c in data.get("calls", ()))
+    fields["pending"] = tuple(Pending(**p) for p in data.get("pending", ()))
+    fields["lists_after"] = tuple((n, tuple(i)) for n, i in data.get("lists_after", ()))
+    for key in ("items_before", "items_after", "notes_added"):
+        fields[key] = tuple(data.get(key, ()))
+    return Observed(**fields)

@@ -25,8 +25,7 @@ from voiceagent.bench.evaluate import (
     with_local,
     write_json,
 )
-from voiceagent.bench.judge import observed_from
-from voiceagent.bench.observe import observe_turn, run_setup
+from voiceagent.bench.observe import observe_turn, observed_from, run_setup
 from voiceagent.bench.slurp import (
     Judged,
     Request,
