@@ -52,7 +52,7 @@ def test_the_bundled_sessions_are_many_styles_and_name_real_tools(tmp_path: Path
 def test_the_general_questions_and_priming_turns_are_bundled() -> None:
     questions, priming = load_general(GENERAL)
     assert len(questions) >= 15 and all(q.tool == NONE and q.answer for q in questions)
-    assert len(priming) >= 20
+    assert len(priming) >= 20 and 5 <= sum(p.model for p in priming[:20]) <= 15
 
 
 def test_a_malformed_session_names_itself(tmp_path: Path) -> None:
@@ -173,10 +173,12 @@ def test_a_session_runs_in_one_conversation_and_is_judged_again_from_its_file(
 
 def test_general_questions_are_asked_fresh_and_after_the_same_tool_turns(tmp_path: Path) -> None:
     path = tmp_path / "general.toml"
-    path.write_text('priming = ["Add eggs to my shopping list.", "What time is it?"]\n'
+    path.write_text('priming = [{ say = "Add eggs to my shopping list." },\n'
+                    '  { say = "Set a timer for five minutes.", model = true }]\n'
                     '[[question]]\nsay = "Who wrote Hamlet?"\nanswer = ["shakespeare"]\n')
     with FakeLLMServer() as llm:
-        llm.script(openai_stream("Shakespeare wrote it."),  # fresh
+        llm.script(openai_stream(calls=[("c0", "set_timer", '{"duration": "5 minutes"}')]),
+                   openai_stream("Shakespeare wrote it."),  # fresh
                    openai_stream(calls=[("c1", "calculate", '{"expression": "hamlet"}')]),
                    openai_stream("Sorry, I couldn't do that."))  # after the tool turns
         lines: list[str] = []
@@ -184,9 +186,11 @@ def test_general_questions_are_asked_fresh_and_after_the_same_tool_turns(tmp_pat
                            json_path=str(tmp_path / "g.json"), out=lines.append) == 0
     saved = json.loads((tmp_path / "g.json").read_text())
     run = saved["runs"][0]
-    assert run["priming_local"] == 2 and run["priming_tool_turns"] == 2
+    assert run["priming_local"] == 1 and run["priming_tool_turns"] == 2
     assert [r["ok"] for r in run["fresh"]] == [True] and [r["ok"] for r in run["after"]] == [False]
-    assert "| 1/1 (100 %) | 0/1 (0 %) (N = 2) | 2/2 |" in saved["markdown"]
+    assert "| 1/1 (100 %) | 0/1 (0 %) (N = 2) | 1/2 |" in saved["markdown"]
+    after = llm.requests[-2].body["messages"]  # the question after the priming turns
+    assert any("eggs" in str(m.get("content")) for m in after)
     with pytest.raises(VoiceAgentError, match="--general-after 3"):
         run_general(_config(tmp_path, "http://127.0.0.1:9/v1"), turns=3, path=path)
 

@@ -15,6 +15,7 @@ import tempfile
 import tomllib
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,12 +38,27 @@ GENERAL = Path(__file__).with_name("general.toml")
 """The bundled questions and priming turns (package data)."""
 
 
-def load_general(path: Path = GENERAL) -> tuple[list[Case], list[str]]:
+@dataclass(frozen=True)
+class Priming:
+    """One tool turn before the question."""
+
+    say: str
+    model: bool = False
+    """Sent to the language model (local commands off for this turn)."""
+
+
+def load_general(path: Path = GENERAL) -> tuple[list[Case], list[Priming]]:
     """(the questions as cases expecting no tool, the priming turns)."""
     data = tomllib.loads(path.read_text(encoding="utf-8"))
     questions = [Case(say=q["say"], intent="general", tool=NONE,
                       answer=tuple(q.get("answer", ()))) for q in data.get("question", [])]
-    return questions, [str(t) for t in data.get("priming", [])]
+    try:
+        priming = [Priming(str(t["say"]), bool(t.get("model", False)))
+                   for t in data.get("priming", [])]
+    except (TypeError, KeyError):
+        raise VoiceAgentError(f"{path}: each priming turn is {{ say = \"...\" }}, with "
+                              "model = true to send it to the language model") from None
+    return questions, priming
 
 
 def judged(case: Case, seen: Observed) -> tuple[Verdict, tuple[str, ...]]:
@@ -56,10 +72,15 @@ def ask_fresh(config: Config, case: Case) -> Observed:
         return observe_turn(assistant, case.say, data, config.tools.list_aliases)
 
 
-def prime(config: Config, turns: Sequence[str], folder: Path) -> list[Observed]:
-    """The priming turns in one session kept in `folder`."""
-    with fresh_assistant(config, data=folder) as (assistant, data):
-        return [observe_turn(assistant, t, data, config.tools.list_aliases) for t in turns]
+def prime(config: Config, turns: Sequence[Priming], folder: Path) -> list[Observed]:
+    """The priming turns in one session kept in `folder`, each through its own assistant
+    over it (as successive `voiceagent ask` calls), a model turn with local commands off."""
+    seen = []
+    for turn in turns:
+        turn_config = with_local(config, False) if turn.model else config
+        with fresh_assistant(turn_config, data=folder) as (assistant, data):
+            seen.append(observe_turn(assistant, turn.say, data, config.tools.list_aliases))
+    return seen
 
 
 def ask_after(config: Config, case: Case, primed: Path) -> Observed:
@@ -101,8 +122,8 @@ def run_general(config: Config, *, turns: int = 20, model: str | None = None,
             seen = prime(run_config, priming[:turns], primed)
             for t, o in zip(priming, seen, strict=False):
                 calls = ", ".join(c.name + ("!" if c.error else "") for c in o.calls)
-                out(f"  prime {'local' if o.local and not o.llm_requests else 'llm  '} {t!r} "
-                    f"-> {calls or '(no tool)'} | {o.answer[:60]!r}")
+                out(f"  prime {'local' if o.local and not o.llm_requests else 'llm  '} "
+                    f"{t.say!r} -> {calls or '(no tool)'} | {o.answer[:60]!r}")
             run: dict[str, Any] = {
                 "model": name, "local_commands": label, "turns": turns,
                 "priming": [dataclasses.asdict(o) for o in seen],

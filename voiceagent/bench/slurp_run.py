@@ -143,6 +143,9 @@ def summary(judged: Sequence[Judged], mix: Counter[str] | None = None) -> dict[s
         "act_requests": len(by_kind["act"]),
         "act_right": sum(j.ok for j in by_kind["act"]),
         "asked_back": sum(j.asked_back for j in judged),
+        # a write the model tried that the turn refused (a guard): no harm, but a near miss
+        "writes_refused": sum(any(c.writes and c.error for c in j.observed.calls)
+                              and j.expect != "act" for j in judged),
         "local": sum(j.observed.local and not j.observed.llm_requests for j in judged),
         "classes": dict(Counter(t for j in judged for t in dict.fromkeys(
             t for t, _ in j.problems)).most_common()),
@@ -178,7 +181,11 @@ def failure_classes(judged: Sequence[Judged], examples: int = EXAMPLES) -> str:
         for tag, detail in j.problems:
             if not any(x is j for x, _ in by_tag[tag]):
                 by_tag[tag].append((j, detail))
-    lines = ["failure classes (requests with each; one request can have several):"]
+    s = summary(judged)
+    lines = [f"answered locally {s['local']}/{len(judged)}; asked back (allowed) "
+             f"{s['asked_back']}; writes tried where none was wanted, refused by the turn "
+             f"{s['writes_refused']}",
+             "failure classes (requests with each; one request can have several):"]
     for tag, hits in sorted(by_tag.items(), key=lambda kv: -len(kv[1])):
         lines.append(f"  {tag}: {len(hits)}")
         for j, detail in hits[:examples]:
