@@ -181,6 +181,15 @@ def test_every_entity_said_must_reach_the_call_and_the_alarm_made() -> None:
     assert _judge("tell me the date today", "datetime_query", clock, (("date", "today"),)) == []
     assert _judge("time in tokyo", "datetime_query", clock,
                   (("place_name", "tokyo"),)) == ["dropped"]
+    june = (("date", "june twenty seventh"),)
+    today = Observed("It is 8:25 PM, Tuesday, December 1.", (
+        Call("get_time", {"place": "June 27th"}, "It is 8:25 PM, Tuesday, December 1."),))
+    assert _judge("what day of the week is june twenty seventh", "datetime_query", today,
+                  june) == ["dropped"]  # in the call, but the answer is about today
+    answered = replace(today, answer="June 27 is a Saturday.", calls=(
+        Call("get_time", {"place": "June 27th"}, "June 27 is a Saturday."),))
+    assert _judge("what day of the week is june twenty seventh", "datetime_query", answered,
+                  june) == []
 
 
 def test_unserved_requests_need_no_write_and_a_plain_sentence() -> None:

@@ -16,7 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from voiceagent.bench.phrases import refuses
+from voiceagent.bench.phrases import digits, refuses
 from voiceagent.errors import ToolError
 from voiceagent.tools.timers import said_day
 from voiceagent.tools.words import numbers_in, parse_clock_time, parse_duration
@@ -303,7 +303,7 @@ def list_key(name: str) -> str:
 
 def normal(text: str) -> str:
     """Lower case, numbers as digits, punctuation and runs of spaces folded."""
-    text = numbers_in(text.lower().replace("-", " "))
+    text = numbers_in(digits(text.lower().replace("-", " ")))
     return " ".join(re.findall(r"[a-z0-9.:']+", text))
 
 

@@ -52,6 +52,8 @@ class Phrases:
     hedge: tuple[Term, ...]
     contrast: frozenset[str]
     claims: tuple[ClaimClass, ...]
+    ordinals: tuple[str, ...] = ()
+    """Days of the month as words, the n-th meaning day n."""
 
 
 def _terms(raw: Any, where: str) -> tuple[Term, ...]:
@@ -82,6 +84,8 @@ def load_phrases(path: Path = PHRASES) -> Phrases:
         hedge=_terms(data.get("hedge", []), f"{path}: hedge"),
         contrast=frozenset(t[0] for t in _terms(data.get("contrast", []), f"{path}: contrast")),
         claims=tuple(claims),
+        ordinals=tuple(" ".join(t) for t in _terms(data.get("ordinals", []),
+                                                   f"{path}: ordinals")),
     )
 
 
@@ -118,6 +122,21 @@ def found(terms: tuple[Term, ...], text: str | list[str]) -> list[str]:
                 hits.append(" ".join(words[at:end]))
                 break
     return hits
+
+
+_SUFFIX = re.compile(r"\b(\d+)(?:st|nd|rd|th)\b")
+
+
+def digits(text: str) -> str:
+    """`text` (lower case) with days of the month as digits: "twenty seventh" and "27th" are
+    "27"; a bare "second" is left alone."""
+    text = _SUFFIX.sub(r"\1", text)
+    if not any(o.split()[-1] in text for o in phrases().ordinals):
+        return text
+    for n, word in sorted(enumerate(phrases().ordinals, 1), key=lambda kv: -len(kv[1])):
+        if word != "second":
+            text = re.sub(rf"\b{re.escape(word)}\b", str(n), text)
+    return text
 
 
 def refuses(text: str) -> bool:

@@ -79,15 +79,6 @@ class Words:
     ignore: frozenset[str] = frozenset()
     implied: frozenset[str] = frozenset()
     equivalent: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    ordinals: tuple[str, ...] = ()
-    """Days of the month as words, the n-th meaning day n."""
-
-    def digits(self, text: str) -> str:
-        """`text` with days of the month as digits ("twenty seventh" -> "27", "27th" -> "27")."""
-        text = re.sub(r"\b(\d+)(?:st|nd|rd|th)\b", r"\1", text.lower())
-        for n, word in sorted(enumerate(self.ordinals, 1), key=lambda kv: -len(kv[1])):
-            text = re.sub(rf"\b{re.escape(word)}\b", str(n), text)
-        return text
 
 
 @dataclass(frozen=True)
@@ -150,8 +141,7 @@ def load_expectations(path: Path = INTENTS) -> tuple[dict[str, Expectation], Wor
                   for name, raw in intents.items()}
     per_scenario = {name: build(raw, f"scenario.{name}") for name, raw in scenarios.items()}
     table = Words(frozenset(words.get("ignore", ())), frozenset(words.get("implied", ())),
-                  {k: tuple(v) for k, v in words.get("equivalent", {}).items()},
-                  tuple(words.get("ordinals", ())))
+                  {k: tuple(v) for k, v in words.get("equivalent", {}).items()})
     return per_intent, table, per_scenario
 
 
@@ -204,9 +194,9 @@ def _arg_strings(calls: Sequence[Call]) -> list[str]:
 def _said_in(value: str, calls: Sequence[Call], words: Words, text: str = "") -> bool:
     """Every word of `value` that matters is in some argument (or an equivalent is), or in
     `text` when given."""
-    text = words.digits(text or " ".join(_arg_strings(calls)))
+    text = text or " ".join(_arg_strings(calls))
     have = set(tokens(normal(text)))
-    missing = [w for w in ungrounded(words.digits(value), text) if w not in words.ignore]
+    missing = [w for w in ungrounded(value, text) if w not in words.ignore]
     return all(any(e in have for e in words.equivalent.get(w, ())) for w in missing)
 
 
