@@ -95,6 +95,22 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--json", metavar="FILE", help="write every case and the tables as JSON")
     ev.add_argument("--limit", type=int, default=0, help="at most N requests, spread over intents")
     ev.add_argument("--intent", default="", help="only intents starting with this (timer, list)")
+    what = ev.add_mutually_exclusive_group()
+    what.add_argument("--requests", metavar="FILE.jsonl",
+                      help="real people's requests in SLURP's format instead of the bundled "
+                           "corpus (../shared/requests/slurp_devel.jsonl); --limit N takes a "
+                           "sample stratified over scenarios")
+    what.add_argument("--sessions", nargs="?", const="", metavar="FILE.toml",
+                      help="multi-turn sessions (default: the bundled sessions.toml)")
+    what.add_argument("--general-after", type=int, metavar="N",
+                      help="general questions in fresh sessions and after N tool turns")
+    what.add_argument("--rejudge", nargs="+", metavar="FILE.json",
+                      help="judge saved --requests or --sessions runs again (the parts of one "
+                           "run together), without the model")
+    ev.add_argument("--seed", type=int, default=0, help="--requests: the sample's seed")
+    ev.add_argument("--part", default="1/1", metavar="K/N",
+                    help="--requests, --sessions: run only the K-th of N interleaved parts, so "
+                         "a long run can take the heavy lock part by part")
     return p
 
 
@@ -241,10 +257,9 @@ def cmd_bench(args: argparse.Namespace, config: Config) -> int:
 
 
 def cmd_evaluate(args: argparse.Namespace, config: Config) -> int:
-    from voiceagent.bench.evaluate import run_evaluate
+    from voiceagent.bench.suites import run_suite
 
-    return run_evaluate(config, model=args.model, local=args.local_commands,
-                        json_path=args.json, limit=args.limit, intent=args.intent)
+    return run_suite(args, config)
 
 
 COMMANDS: dict[str, Callable[[argparse.Namespace, Config], int]] = {

@@ -22,7 +22,7 @@ from voiceagent.agent.carried import carry
 from voiceagent.agent.grounding import ground
 from voiceagent.agent.messages import ToolCall
 from voiceagent.agent.tools import ToolRegistry
-from voiceagent.language import tell_model
+from voiceagent.language import lexicon, tell_model
 from voiceagent.language.topics import topics_of
 from voiceagent.ports import Approver
 
@@ -124,9 +124,10 @@ class CallPolicy:
         """The model called `name` for a request that does not speak of what it is for
         ("reserve the closest uber" -> a new list, "who wrote Hamlet" -> calculate). Words
         of the request this one answers count; for a tool that only reads, the last
-        request's too ("and in Paris?" after the time in Tokyo)."""
+        request's too ("and in Paris?" after the time in Tokyo), and for any tool when the
+        user corrects the last request ("sorry, I meant margarine, not butter")."""
         said = f"{self.said.answering} {self.said.now}"
-        if not writes:
+        if not writes or lexicon().has("correction", self.said.now):
             said = f"{self.said.last_request} {said}"
         return topics_of().on_topic(name, said) is False
 

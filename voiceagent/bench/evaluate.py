@@ -14,17 +14,16 @@ import dataclasses
 import json
 import statistics
 import tempfile
-import time
 from collections import defaultdict
-from collections.abc import Callable, Sequence
-from contextlib import ExitStack
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
-from voiceagent.agent.events import Event, Events
-from voiceagent.agent.messages import ToolCall
+from voiceagent.agent.events import Events
 from voiceagent.assistant import Assistant
-from voiceagent.bench.judge import Call, Case, Observed, Verdict, judge, load_cases
+from voiceagent.bench.judge import Case, Observed, Verdict, judge, load_cases
+from voiceagent.bench.observe import observe_turn, run_setup
 from voiceagent.config import Config
 from voiceagent.errors import VoiceAgentError
 
@@ -49,23 +48,33 @@ class Run:
 # --- running cases through the real turn ------------------------------------------------------
 
 
-def run_case(config: Config, case: Case) -> Verdict:
-    """One case with its own assistant in a fresh data folder, judged."""
+@contextmanager
+def fresh_assistant(config: Config, data: Path | None = None) -> Iterator[tuple[Assistant, Path]]:
+    """The assistant the front ends build, over its own data folder (a fresh temporary one
+    unless `data` is given): its conversation, lists and timers are only its own."""
     from voiceagent.build import build_assistant
     from voiceagent.front_end import ASK
     from voiceagent.testing import FakeSynthesizer, RecordingPlayer
 
-    with tempfile.TemporaryDirectory(prefix="voiceagent-eval-") as tmp, ExitStack() as stack:
+    with ExitStack() as stack:
+        if data is None:
+            data = Path(stack.enter_context(
+                tempfile.TemporaryDirectory(prefix="voiceagent-eval-")))
         config = dataclasses.replace(config, paths=dataclasses.replace(config.paths,
-                                                                       data_dir=tmp))
-        events = Events()
+                                                                       data_dir=str(data)))
         assistant = build_assistant(config, stack, front_end=ASK, player=RecordingPlayer(),
-                                    events=events, synthesizer=FakeSynthesizer(seconds=0.0),
+                                    events=Events(), synthesizer=FakeSynthesizer(seconds=0.0),
                                     with_transcriber=False, allow_demo=False)
         close = getattr(assistant.agent.model, "close", None)
-        if close is not None:  # one HTTP client per case: don't leave its socket behind
+        if close is not None:  # one HTTP client per assistant: don't leave its socket behind
             stack.callback(close)
-        observed = observe(assistant, case, Path(tmp), config.tools.list_aliases)
+        yield assistant, data
+
+
+def run_case(config: Config, case: Case) -> Verdict:
+    """One case with its own assistant in a fresh data folder, judged."""
+    with fresh_assistant(config) as (assistant, data):
+        observed = observe(assistant, case, data, config.tools.list_aliases)
     setup_words = " ".join(str(v) for step in case.setup for v in step.args.values())
     return judge(case, observed, setup_words=setup_words)
 
@@ -74,68 +83,8 @@ def observe(assistant: Assistant, case: Case, data: Path,
             aliases: dict[str, str] | None = None) -> Observed:
     """Run the case's setup calls, then its turn through `assistant` (whose tools keep their
     data in `data`), and record what the turn did."""
-    for n, step in enumerate(case.setup, 1):
-        ran = assistant.agent.tools.run(ToolCall(f"setup{n}", step.tool, step.args))
-        text, failed = ran.say, ran.error
-        if failed:
-            raise VoiceAgentError(f"setup {step.tool}{step.args} of {case.say!r} failed: "
-                                  f"{text}; fix the case in the corpus")
-    items_before, notes_before = _items(data, aliases or {}), _notes(data)
-    turn: list[Event] = []
-    listening = [True]
-    assistant.events.subscribe(lambda e: turn.append(e) if listening else None)
-    started = time.monotonic()
-    try:
-        outcome = assistant.answer_text(case.say)
-    finally:
-        listening.clear()
-    seconds = time.monotonic() - started
-    return Observed(
-        answer=outcome.answer,
-        calls=_calls(outcome.tool_calls, turn),
-        stop=outcome.stop,
-        local=any(e.type == "local_command" for e in turn),
-        llm_requests=sum(e.type == "request" for e in turn),
-        seconds=round(seconds, 3),
-        items_before=items_before,
-        items_after=_items(data, aliases or {}),
-        notes_added=tuple(n for n in _notes(data) if n not in notes_before),
-        timers_after=_timers(data),
-    )
-
-
-def _calls(recorded: list[dict[str, Any]], events: list[Event]) -> tuple[Call, ...]:
-    """The turn's tool calls from its outcome, or from its events if the outcome has none."""
-    if recorded:
-        return tuple(Call(c["name"], dict(c.get("args") or {}), str(c.get("result", "")),
-                          bool(c.get("error"))) for c in recorded)
-    results = {e.fields.get("id"): e.fields for e in events if e.type == "tool_result"}
-    calls = []
-    for e in events:
-        if e.type == "tool_call":
-            done = results.get(e.fields.get("id"), {})
-            calls.append(Call(str(e.fields.get("name")), dict(e.fields.get("args") or {}),
-                              str(done.get("result", "")), bool(done.get("error"))))
-    return tuple(calls)
-
-
-def _items(data: Path, aliases: dict[str, str]) -> tuple[str, ...]:
-    from voiceagent.tools.lists import Lists
-
-    lists = Lists(data / "lists", aliases)
-    return tuple(item for name in lists.names() for item in lists.read(name))
-
-
-def _notes(data: Path) -> tuple[str, ...]:
-    path = data / "notes.txt"
-    lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
-    return tuple(line.split(" | ", 1)[-1] for line in lines if line.strip())
-
-
-def _timers(data: Path) -> int:
-    from voiceagent.tools.timer_store import Timers
-
-    return len(Timers(data / "timers.json").pending())
+    run_setup(assistant, case.setup, case.say)
+    return observe_turn(assistant, case.say, data, aliases)
 
 
 def evaluate(config: Config, cases: Sequence[Case],
@@ -317,10 +266,18 @@ def to_json(runs: Sequence[Run], corpus: Path) -> dict[str, Any]:
 # --- the command ------------------------------------------------------------------------------
 
 
-def run_evaluate(config: Config, *, model: str | None = None, local: str | None = None,
-                 json_path: str | None = None, limit: int = 0, intent: str = "",
-                 corpus: Path = CORPUS, out: Callable[[str], None] = print) -> int:
-    """`voiceagent evaluate`: run the corpus, print each case and the tables, write --json."""
+def write_json(json_path: str, data: dict[str, Any]) -> None:
+    """Write `data` whole or not at all (a run cut short leaves the last complete file)."""
+    path = Path(json_path)
+    part = path.with_name(path.name + ".part")
+    part.write_text(json.dumps(data, indent=1, ensure_ascii=False), encoding="utf-8")
+    part.replace(path)
+
+
+def evaluation_config(config: Config, model: str | None = None) -> Config:
+    """The config every evaluation runs with: `model` on our own server if given, and
+    correctness judged apart from speed: on a busy machine the per-turn time cap and the
+    request timeout would end turns the model gets right (time per turn is reported apart)."""
     if model:
         llm = dataclasses.replace(config.llm, model=model)
         if config.llm.provider == "local":  # our own server for this model, not a running one
@@ -328,35 +285,52 @@ def run_evaluate(config: Config, *, model: str | None = None, local: str | None 
             config = dataclasses.replace(config, server=dataclasses.replace(config.server,
                                                                             port=0))
         config = dataclasses.replace(config, llm=llm)
-    name = config.llm.model or "default model"
-    cases = pick(load_cases(corpus), limit, intent)
-    if not cases:
-        raise VoiceAgentError(f"no cases in {corpus} match --intent {intent!r}")
-    has_local = hasattr(config.agent, "local_commands")
-    if local is None:
-        settings: tuple[bool | None, ...] = (getattr(config.agent, "local_commands", None),)
-    elif has_local:
-        settings = SETTINGS[local]
-    else:
-        out("this build has no local commands: every turn goes to the language model")
-        settings = (None,)
-    # Correctness is judged apart from speed: on a busy machine the per-turn time cap and the
-    # request timeout would end turns the model gets right (time per turn is reported apart).
-    config = dataclasses.replace(
+    return dataclasses.replace(
         config,
         agent=dataclasses.replace(config.agent,
                                   max_seconds=max(config.agent.max_seconds, TURN_SECONDS)),
         llm=dataclasses.replace(config.llm,
                                 timeout_s=max(config.llm.timeout_s, TURN_SECONDS / 2)))
+
+
+def local_settings(config: Config, local: str | None,
+                   out: Callable[[str], None] = print) -> tuple[bool | None, ...]:
+    """The [agent] local_commands values to run: the config's, or on/off/both."""
+    if not hasattr(config.agent, "local_commands"):
+        if local is not None:
+            out("this build has no local commands: every turn goes to the language model")
+        return (None,)
+    if local is None:
+        return (config.agent.local_commands,)
+    return SETTINGS[local]
+
+
+def with_local(config: Config, setting: bool | None) -> Config:
+    """`config` with [agent] local_commands set (None: as it is)."""
+    if setting is None:
+        return config
+    return dataclasses.replace(config, agent=dataclasses.replace(config.agent,
+                                                                 local_commands=setting))
+
+
+LOCAL_LABEL = {True: "on", False: "off", None: "n/a"}
+
+
+def run_evaluate(config: Config, *, model: str | None = None, local: str | None = None,
+                 json_path: str | None = None, limit: int = 0, intent: str = "",
+                 corpus: Path = CORPUS, out: Callable[[str], None] = print) -> int:
+    """`voiceagent evaluate`: run the corpus, print each case and the tables, write --json."""
+    config = evaluation_config(config, model)
+    name = config.llm.model or "default model"
+    cases = pick(load_cases(corpus), limit, intent)
+    if not cases:
+        raise VoiceAgentError(f"no cases in {corpus} match --intent {intent!r}")
+    settings = local_settings(config, local, out)
     runs: list[Run] = []
 
     def save() -> None:
         if json_path:
-            path = Path(json_path)
-            part = path.with_name(path.name + ".part")
-            part.write_text(json.dumps(to_json(runs, corpus), indent=1, ensure_ascii=False),
-                            encoding="utf-8")
-            part.replace(path)
+            write_json(json_path, to_json(runs, corpus))
 
     def progress(verdict: Verdict) -> None:
         runs[-1].verdicts.append(verdict)
@@ -366,11 +340,8 @@ def run_evaluate(config: Config, *, model: str | None = None, local: str | None 
     with ExitStack() as stack:
         config, alive = serving(config, stack)
         for setting in settings:
-            run_config = config
-            if setting is not None:
-                run_config = dataclasses.replace(config, agent=dataclasses.replace(
-                    config.agent, local_commands=setting))
-            label = {True: "on", False: "off", None: "n/a"}[setting]
+            run_config = with_local(config, setting)
+            label = LOCAL_LABEL[setting]
             out(f"== {name}, local commands {label}: {len(cases)} requests ==")
             runs.append(Run(name, label, []))
             evaluate(run_config, cases, progress, alive)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from voiceagent.bench.phrases import digits, refuses
 from voiceagent.errors import ToolError
 from voiceagent.tools.timers import said_day
 from voiceagent.tools.words import numbers_in, parse_clock_time, parse_duration
@@ -24,6 +25,8 @@ NONE = "none"
 """Expected tool: answer without any tool."""
 REFUSE = "refuse"
 """Expected tool: no tool, and an honest "I can't do that here"."""
+ANY = "any"
+"""Expected tool: not checked (a session's follow-up judged on its answer and the state)."""
 DESTRUCTIVE = frozenset({"clear_list", "remove_from_list", "cancel_timer", "forget_conversation"})
 """Tools that lose the user's data: forbidden in every case that does not expect them."""
 GROUNDED = {"add_to_list": ("items",), "remove_from_list": ("items",), "add_note": ("text",),
@@ -32,11 +35,6 @@ GROUNDED = {"add_to_list": ("items",), "remove_from_list": ("items",), "add_note
 """Free-text arguments that must come from the utterance (or the case's setup), per tool
 (a parameter a tool does not have is ignored by it, so it invents nothing)."""
 
-_REFUSAL = re.compile(
-    r"\b(can'?t|cannot|can not|couldn'?t|could not|unable|not able|don'?t have|do not have|"
-    r"no access|"
-    r"not possible|isn'?t something|not something|no way to|not available|"
-    r"don'?t support|do not support|not supported|only help with|beyond what)\b", re.I)
 _LEAKS = (
     (re.compile(r"\berror\b\s*:|^\s*error\b", re.I), "error text"),
     (re.compile(r"\bparameter\s+'|\bis not one of\b|\bTraceback\b|\bToolError\b|"
@@ -84,8 +82,8 @@ class Case:
 
     @property
     def tools(self) -> tuple[str, ...]:
-        """The acceptable tools ((): none may run)."""
-        return () if self.tool in (NONE, REFUSE) else tuple(self.tool.split("|"))
+        """The acceptable tools ((): none may run, or with ANY: not checked)."""
+        return () if self.tool in (NONE, REFUSE, ANY) else tuple(self.tool.split("|"))
 
     @property
     def group(self) -> str:
@@ -128,11 +126,31 @@ class Call:
     args: dict[str, Any]
     result: str = ""
     error: bool = False
+    writes: bool = False
+    """The tool changes something (its registry flag): a write on a request nothing serves."""
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A timer or alarm left after the turn, read from the timer store (not its sentences)."""
+
+    kind: str
+    """timer or alarm."""
+    label: str
+    due: float
+    """Epoch seconds when it goes off."""
+    seconds: float = 0.0
+    """A timer's length."""
 
 
 @dataclass(frozen=True)
 class Observed:
-    """What the real turn did: its calls, its answer, the data before and after."""
+    """What the real turn did: its calls, its answer, the data before and after.
+
+    The one seam between the turn and the judge: every check reads what the turn did from
+    here (built by bench/observe.py), never from the product's sentences elsewhere, so when
+    tool results carry typed references only `observe` changes.
+    """
 
     answer: str
     calls: tuple[Call, ...] = ()
@@ -147,6 +165,12 @@ class Observed:
     items_after: tuple[str, ...] = ()
     notes_added: tuple[str, ...] = ()
     timers_after: int = 0
+    pending: tuple[Pending, ...] = ()
+    """The timers and alarms after the turn."""
+    lists_after: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """(list name, its items) for every list after the turn."""
+    at: float = 0.0
+    """Epoch seconds when the turn started (an alarm's day is counted from it)."""
 
 
 @dataclass(frozen=True)
@@ -179,7 +203,9 @@ def judge(case: Case, seen: Observed, *, setup_words: str = "") -> Verdict:
     """Every check of `case` against `seen`; `setup_words` may also ground arguments."""
     problems: list[str] = []
     names = [c.name for c in seen.calls]
-    if case.tools:
+    if case.tool == ANY:
+        right_tool = True
+    elif case.tools:
         right_tool = any(n in case.tools for n in names)
         if not right_tool:
             problems.append(f"wanted {case.tool}, called {names or 'nothing'}")
@@ -217,7 +243,7 @@ def judge(case: Case, seen: Observed, *, setup_words: str = "") -> Verdict:
         problems.append(f"read aloud: {leak}")
     refused = None
     if case.tool == REFUSE:
-        refused = not names and bool(_REFUSAL.search(seen.answer))
+        refused = not names and refuses(seen.answer)
         if not refused and not names:
             problems.append("no honest refusal")
     if seen.stop not in ("done",):
@@ -277,7 +303,7 @@ def list_key(name: str) -> str:
 
 def normal(text: str) -> str:
     """Lower case, numbers as digits, punctuation and runs of spaces folded."""
-    text = numbers_in(text.lower().replace("-", " "))
+    text = numbers_in(digits(text.lower().replace("-", " ")))
     return " ".join(re.findall(r"[a-z0-9.:']+", text))
 
 
