@@ -14,6 +14,7 @@ import signal
 import sys
 import threading
 from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -66,35 +67,61 @@ def run_mode(config: Config, *, mode: str, keys: str | None, verbose: bool,
         config = fresh[0]
 
 
-def _run_once(config: Config, *, mode: str, keys: str | None, verbose: bool,
-              stop: threading.Event) -> None:
+@dataclass
+class Kiosk:
+    """The kiosk as `run --mode kiosk` runs it: `front.run(stop)` serves until `stop`."""
+
+    front: KioskFrontEnd
+    assistant: Any
+    """The Assistant its turns run on."""
+    recorder: Any
+    """The MicRecorder it listens with; its `processors` hold the echo canceller and the
+    wake gate, in the order the microphone's blocks go through them."""
+
+
+def build_kiosk(config: Config, stack: ExitStack, events: Events) -> Kiosk:
+    """Everything `run --mode kiosk` builds, and nothing more, for callers that drive or
+    measure the real kiosk (`bench --live`): what changes in it is measured there too."""
+    player, recorder, assistant, replies = _parts(config, stack, events, mode="kiosk")
+    return Kiosk(_kiosk(config, assistant, recorder, player, replies), assistant, recorder)
+
+
+def _parts(config: Config, stack: ExitStack, events: Events, *, mode: str,
+           on_level: Any = None) -> tuple[Any, Any, Any, Replies]:
+    """Player, recorder, assistant (its warm-up started) and the kiosk's Replies."""
     from voiceagent.sound.player import SoundPlayer
     from voiceagent.sound.recorder import MicRecorder
 
+    player = SoundPlayer(config.audio)
+    stack.callback(player.stop)
+    recorder = MicRecorder(config.audio, on_level=on_level)
+    stack.callback(recorder.close)
+    check_devices(config, recorder, keep_open=mode != "kiosk")  # before models load
+    synthesizer = build_synthesizer(config)
+    replies = Replies(config.audio.listen_timeout_s)  # the kiosk's mic has one reader
+    approver = VoiceApprover(replies if mode == "kiosk" else recorder)
+    assistant = build_assistant(config, stack, mode=mode, player=player, events=events,
+                                synthesizer=synthesizer, approve=approver, standby=True)
+    approver.assistant = assistant
+    threading.Thread(target=assistant.agent.warm_up, name="warm-up", daemon=True).start()
+    return player, recorder, assistant, replies
+
+
+def _run_once(config: Config, *, mode: str, keys: str | None, verbose: bool,
+              stop: threading.Event) -> None:
     events = Events()
     interactive = mode == "ptt" and sys.stdout.isatty()
     view = TerminalView(key_hint=config.trigger.key) if interactive else None
     events.subscribe(view if view is not None else LogView(verbose))
     with ExitStack() as stack:
-        player = SoundPlayer(config.audio)
-        stack.callback(player.stop)
-        recorder = MicRecorder(config.audio, on_level=view.level if view else None)
-        stack.callback(recorder.close)
-        check_devices(config, recorder, keep_open=mode != "kiosk")  # before models load
-        synthesizer = build_synthesizer(config)
-        replies = Replies(config.audio.listen_timeout_s)  # the kiosk's mic has one reader
-        approver = VoiceApprover(replies if mode == "kiosk" else recorder)
-        assistant = build_assistant(config, stack, mode=mode, player=player, events=events,
-                                    synthesizer=synthesizer, approve=approver, standby=True)
-        approver.assistant = assistant
-        threading.Thread(target=assistant.agent.warm_up, name="warm-up", daemon=True).start()
-        watcher = threading.Thread(target=_interrupt_on_stop, args=(stop, assistant.interrupt),
-                                   daemon=True)
-        watcher.start()
-        log.info("voiceagent %s mode ready (config: %s)", mode, config.source)
         if mode == "kiosk":
-            _kiosk(config, assistant, recorder, player, replies).run(stop)
+            kiosk = build_kiosk(config, stack, events)
+            _ready(config, mode, stop, kiosk.assistant)
+            kiosk.front.run(stop)
             return
+        player, recorder, assistant, _replies = _parts(config, stack, events, mode=mode,
+                                                       on_level=view.level if view else None)
+        _ready(config, mode, stop, assistant)
         early_end(config, assistant, recorder)
         recorder.open()  # one stream kept open: no device start-up lost at each key press
         source = _key_source(config, mode, keys)
@@ -104,6 +131,12 @@ def _run_once(config: Config, *, mode: str, keys: str | None, verbose: bool,
         chime = _chime(config, SoundPlayer(config.audio))  # its own: never stops the answer
         KeyedFrontEnd(assistant, recorder.record, source.start(), view=view,
                       chime=chime).run(stop)
+
+
+def _ready(config: Config, mode: str, stop: threading.Event, assistant: Any) -> None:
+    threading.Thread(target=_interrupt_on_stop, args=(stop, assistant.interrupt),
+                     daemon=True).start()
+    log.info("voiceagent %s mode ready (config: %s)", mode, config.source)
 
 
 def _kiosk(config: Config, assistant: Any, recorder: Any, player: Any,
