@@ -14,10 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from voiceagent.agent.events import Event
 from voiceagent.bench.capture import RATE, Capture, play
 from voiceagent.bench.clips import Clip
-from voiceagent.bench.onset import LOUD, envelope, first_sound, reply_onset
+from voiceagent.bench.onset import FRAME_S, LOUD, envelope, first_sound, reply_onset
 from voiceagent.bench.report import turn_figures, word_errors, words
 from voiceagent.bench.scoring import verdict
 from voiceagent.bench.words import align
@@ -57,6 +59,12 @@ class EventClock:
         if event.type == "turn_end":
             self.turn_ended.set()
 
+    def busy(self) -> bool:
+        """A turn has started and not ended (the kiosk is not listening yet)."""
+        with self._lock:
+            types = [e.type for _at, e in self.events]
+        return types.count("turn_start") > types.count("turn_end")
+
     def turns_after(self, t: float) -> list[tuple[float, list[Event]]]:
         """(monotonic start, events) of each turn that started after `t`."""
         turns: list[tuple[float, list[Event]]] = []
@@ -91,7 +99,12 @@ def wait_quiet(speaker: Capture, limit_s: float = 60.0) -> None:
 
 
 def measure_kiosk(clip: Clip, wav: Path, rig: Rig, clock: EventClock) -> dict[str, Any]:
-    """Play one clip to the running kiosk and measure its turn."""
+    """Play one clip to the running kiosk and measure its turn (once an earlier turn, if
+    one is still running, has ended)."""
+    deadline = time.monotonic() + TURN_TIMEOUT_S
+    while clock.busy() and time.monotonic() < deadline:
+        clock.turn_ended.wait(0.2)
+    wait_quiet(rig.speaker)
     clock.turn_ended.clear()
     played = play(wav, rig.feed_sink)
     heard_by = time.monotonic() + HEARD_TIMEOUT_S
@@ -162,9 +175,9 @@ def kiosk_figures(clip: Clip, end: float, turns: list[tuple[float, list[Event]]]
         onset = reply_onset(sound[skip:], RATE)
         if onset is not None:
             timings["reply_onset"] = round(t_sound - end + from_ + onset, 3)
+            loud = np.flatnonzero(envelope(sound, RATE) > LOUD)
             stages["playback"] = [[timings["reply_onset"],
-                                   round(from_ + (len(envelope(sound[skip:], RATE)) - 1) * 0.01,
-                                         3)]]
+                                   round(t_sound - end + (loud[-1] + 1) * FRAME_S, 3)]]
     text = next((e.fields.get("text", "") for e in events if e.type == "stt_done"), "")
     answer = next((e.fields.get("text", "") for e in events if e.type == "final"), "")
     stop = next((e.fields.get("stop", "") for e in events if e.type == "turn_end"), "timeout")
