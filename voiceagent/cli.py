@@ -84,8 +84,32 @@ def _parser() -> argparse.ArgumentParser:
                        help="--live: the source the assistant listens to")
     bench.add_argument("--speaker-source", default="@DEFAULT_MONITOR@", metavar="SOURCE",
                        help="--live: the monitor of the sink the assistant speaks into")
-    bench.add_argument("--local-commands", choices=("both", "on", "off"), default="both",
-                       help="--live: measure with [agent] local_commands on, off, or both")
+    bench.add_argument("--local-commands", choices=("config", "both", "on", "off"),
+                       default="config", help="--live: measure with [agent] local_commands "
+                       "as configured, on, off, or both")
+    bench.add_argument("--model", help="bundled LLM name or .gguf path (default: [llm] model; "
+                       "bench without --live: the 0.5B)")
+    bench.add_argument("--clips", action="append", default=[], metavar="[GROUP=]DIR",
+                       help="--live: a folder of recorded requests (WAV/FLAC, labels.json or "
+                       "NAME.txt); GROUP: command, question or unanswerable; repeatable "
+                       "(default: the bench's own questions)")
+    bench.add_argument("--limit", type=int, default=0, metavar="N",
+                       help="--live: at most N clips per folder, spread over it")
+    bench.add_argument("--peer", metavar="VENV", help="--live: also run pipecat's local "
+                       "pipeline from this venv on the same clips (scripts/peer/install.sh)")
+    bench.add_argument("--wake-clips", metavar="DIR", help="--live: recordings of the wake "
+                       "word, glued before the requests")
+    bench.add_argument("--wake-word", default="", help="--live: the wake word for --wake-clips "
+                       "(default: [trigger] wake_word)")
+    bench.add_argument("--wake-gaps", default="0,0.15,0.3", metavar="S,S,...",
+                       help="--live: seconds between the wake word and the request")
+    bench.add_argument("--wake-limit", type=int, default=0, metavar="N",
+                       help="--live: requests glued to the wake word, spread over the clips")
+    bench.add_argument("--not-wake", action="append", default=[], metavar="DIR",
+                       help="--live: speech that is not the wake word, for false wakes per "
+                       "hour (fed offline through the kiosk's gate); repeatable")
+    bench.add_argument("--only-wake", action="store_true",
+                       help="--live: skip the requests without the wake word")
 
     ev = sub.add_parser("evaluate", help="is each turn right? the bundled requests through the "
                         "real assistant, scored per intent")
@@ -245,13 +269,27 @@ def cmd_bench(args: argparse.Namespace, config: Config) -> int:
     if args.live:
         from voiceagent.bench.live import LiveOptions, run_live
 
-        options = LiveOptions(feed_sink=args.feed_sink, mic_source=args.mic_source,
-                              speaker_source=args.speaker_source, turns=args.turns,
-                              local_commands=args.local_commands)
-        return run_live(config, options, wav_dir=Path(args.wav_dir) if args.wav_dir else None,
-                        json_path=args.json, plot_path=args.plot)
+        try:
+            gaps = tuple(float(g) for g in args.wake_gaps.split(",") if g.strip())
+        except ValueError:
+            raise VoiceAgentError(f"--wake-gaps {args.wake_gaps!r}: seconds separated by "
+                                  "commas, e.g. 0,0.15,0.3") from None
+        options = LiveOptions(
+            feed_sink=args.feed_sink, mic_source=args.mic_source,
+            speaker_source=args.speaker_source,
+            clips=tuple(args.clips) + ((args.wav_dir,) if args.wav_dir else ()),
+            limit=args.limit or args.turns, local_commands=args.local_commands,
+            model=args.model or "", peer=args.peer or "", wake_clips=args.wake_clips or "",
+            wake_word=args.wake_word, wake_gaps=gaps, wake_limit=args.wake_limit,
+            not_wake=tuple(args.not_wake), plain=not args.only_wake)
+        return run_live(config, options, json_path=args.json, plot_path=args.plot)
     from voiceagent.bench.run import run_bench
 
+    if args.model:
+        import dataclasses
+
+        config = dataclasses.replace(config, llm=dataclasses.replace(config.llm,
+                                                                     model=args.model))
     return run_bench(config, turns=args.turns, wav_dir=Path(args.wav_dir) if args.wav_dir
                      else None, json_path=args.json, plot_path=args.plot)
 

@@ -23,7 +23,7 @@ from voiceagent.build import build_assistant, build_parts, build_synthesizer
 from voiceagent.config import Config
 from voiceagent.config_file import load_config
 from voiceagent.errors import DeviceError, VoiceAgentError
-from voiceagent.front_end import RUN_MODES, FrontEnd
+from voiceagent.front_end import KIOSK, RUN_MODES, FrontEnd
 from voiceagent.frontends import KeyedFrontEnd, KioskFrontEnd, Replies, VoiceApprover
 from voiceagent.speaking import speak
 from voiceagent.triggers import EvdevKeys, KeySource, LineKeys, TerminalKeys
@@ -71,33 +71,62 @@ def run_mode(config: Config, *, mode: str, keys: str | None, verbose: bool,
         config = fresh[0]
 
 
-def _run_once(config: Config, *, front_end: FrontEnd, keys: str | None, verbose: bool,
-              stop: threading.Event) -> None:
+@dataclasses.dataclass
+class Kiosk:
+    """The kiosk as `run --mode kiosk` runs it: `front.run(stop)` serves until `stop`."""
+
+    front: KioskFrontEnd
+    assistant: Any
+    """The Assistant its turns run on."""
+    recorder: Any
+    """The MicRecorder it listens with; its `processors` hold the echo canceller and the
+    wake gate, in the order the microphone's blocks go through them."""
+
+
+def open_kiosk(config: Config, stack: ExitStack, events: Events) -> Kiosk:
+    """Everything `run --mode kiosk` builds, and nothing more, for callers that drive or
+    measure the real kiosk (`bench --live`): what changes in it is measured there too."""
+    player, recorder, assistant, replies = _parts(config, stack, events, front_end=KIOSK)
+    return Kiosk(build_kiosk(config, assistant, recorder, player, replies), assistant,
+                 recorder)
+
+
+def _parts(config: Config, stack: ExitStack, events: Events, *, front_end: FrontEnd,
+           on_level: Any = None) -> tuple[Any, Any, Any, Replies]:
+    """Player, recorder (devices checked), assistant (its warm-up started) and the kiosk's
+    Replies, as every front end of `run` has them."""
     from voiceagent.sound.player import SoundPlayer
     from voiceagent.sound.recorder import MicRecorder
 
+    player = SoundPlayer(config.audio)
+    stack.callback(player.stop)
+    listening = config.audio
+    if front_end.hands_free and config.trigger.wake_word:  # the gate keeps the name from
+        listening = dataclasses.replace(listening, pause_grace_ms=0)  # the cutter: no grace
+    recorder = MicRecorder(listening, on_level=on_level)
+    stack.callback(recorder.close)
+    check_devices(config, recorder, keep_open=not front_end.hands_free)  # before models load
+    synthesizer = build_synthesizer(config)
+    parts = build_parts(config, stack, front_end=front_end)
+    replies = Replies(config.audio.listen_timeout_s)  # the kiosk's mic has one reader
+    approver = VoiceApprover(replies if front_end.hands_free else recorder, parts.transcriber,
+                             functools.partial(speak, synthesizer, player, events))
+    assistant = build_assistant(config, stack, front_end=front_end, parts=parts,
+                                player=player, events=events, synthesizer=synthesizer,
+                                approve=approver, standby=True)
+    threading.Thread(target=assistant.agent.warm_up, name="warm-up", daemon=True).start()
+    return player, recorder, assistant, replies
+
+
+def _run_once(config: Config, *, front_end: FrontEnd, keys: str | None, verbose: bool,
+              stop: threading.Event) -> None:
     events = Events()
     interactive = front_end.view and sys.stdout.isatty()
     view = TerminalView(key_hint=config.trigger.key) if interactive else None
     events.subscribe(view if view is not None else LogView(verbose))
     with ExitStack() as stack:
-        player = SoundPlayer(config.audio)
-        stack.callback(player.stop)
-        listening = config.audio
-        if front_end.hands_free and config.trigger.wake_word:  # the gate keeps the name from
-            listening = dataclasses.replace(listening, pause_grace_ms=0)  # the cutter: no grace
-        recorder = MicRecorder(listening, on_level=view.level if view else None)
-        stack.callback(recorder.close)
-        check_devices(config, recorder, keep_open=not front_end.hands_free)  # before models load
-        synthesizer = build_synthesizer(config)
-        parts = build_parts(config, stack, front_end=front_end)
-        replies = Replies(config.audio.listen_timeout_s)  # the kiosk's mic has one reader
-        approver = VoiceApprover(replies if front_end.hands_free else recorder, parts.transcriber,
-                                 functools.partial(speak, synthesizer, player, events))
-        assistant = build_assistant(config, stack, front_end=front_end, parts=parts,
-                                    player=player, events=events, synthesizer=synthesizer,
-                                    approve=approver, standby=True)
-        threading.Thread(target=assistant.agent.warm_up, name="warm-up", daemon=True).start()
+        player, recorder, assistant, replies = _parts(
+            config, stack, events, front_end=front_end, on_level=view.level if view else None)
         watcher = threading.Thread(target=_interrupt_on_stop, args=(stop, assistant.interrupt),
                                    daemon=True)
         watcher.start()

@@ -1,16 +1,20 @@
 """`voiceagent bench --live`: mouth to ear, as a person in front of the kiosk waits for it.
 
-Each question recording is played into the sound server (a sink the microphone hears), and
-the microphone and the speaker are recorded, while the assistant runs exactly as
-`voiceagent run --mode kiosk` does: MicRecorder.utterances, KioskFrontEnd, Assistant. The
-clock starts when the words end *at the microphone* and stops at sounds *in the speaker
-recording*; the stages in between come from the turn's own events.
+Each recorded request (`--clips [GROUP=]DIR`, default the bench's own questions) is played
+into the sound server (a sink the microphone hears), and the microphone and the speaker are
+recorded, while the kiosk runs exactly as `voiceagent run --mode kiosk` builds it
+(modes.open_kiosk), so what changes in the cutter, the speech to text, the wake gate or the
+turn is measured here the day it lands. The clock starts when the words end *at the
+microphone* and stops at sounds *in the speaker recording*; the stages in between come from
+the turn's own events (live_turn.py).
 
-The LLM server is started once, its prompt prefix primed from the saved KV cache and then
-restarted cold and restored, so the first question is a real "first question after start";
-the same question is asked again at the end, warm. The questions run with `[agent]
-local_commands` off (every turn through the LLM; the first/warm pair is measured there) and
-then on, so built-in commands are compared with the LLM path in the same run.
+One LLM server serves the whole run; before the first kiosk it is restarted cold with its
+prompt prefix restored, so the unscored warm-up request is a real "first request after
+start". Then, each after its own warm-up request: the clips (per `--local-commands` setting);
+with `--wake-clips`, the same requests glued behind a real recording of the wake word at each
+`--wake-gaps` gap, and false wakes over `--not-wake` speech fed offline through that kiosk's
+own gate (false_wakes.py); with `--peer VENV`, pipecat's local pipeline on the same clips and
+devices (peer.py). Method: docs/latency-live.md.
 """
 
 from __future__ import annotations
@@ -27,106 +31,100 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from voiceagent.agent.events import Event, Events
-from voiceagent.audio import STT_RATE, write_wav
-from voiceagent.bench.capture import RATE, Capture, play
+from voiceagent.agent.events import Events
+from voiceagent.audio import write_wav
+from voiceagent.bench.capture import Capture
+from voiceagent.bench.clips import Clip, glue, load_clips, sample
 from voiceagent.bench.live_report import render_live, summarize_live, typical_turns
-from voiceagent.bench.onset import LOUD, envelope, first_sound, speech_span
-from voiceagent.bench.report import turn_figures, word_errors
-from voiceagent.bench.run import QUESTIONS_DIR, Question, bench_config, load_questions
+from voiceagent.bench.live_turn import EventClock, Rig, measure_kiosk
+from voiceagent.bench.run import QUESTIONS_DIR, bench_config
 from voiceagent.config import Config
+from voiceagent.errors import VoiceAgentError
 
-TURN_TIMEOUT_S = 300.0
-"""Longest a question may take from the end of its words to the end of the turn."""
-HEARD_TIMEOUT_S = 10.0
-"""A question whose turn has not started this long after its words ended was not heard."""
-QUIET_S = 0.6
-"""Speaker silence that means the reply is over."""
+TURN_LIMIT_S = 300.0
+"""[agent] max_seconds during the bench: a busy machine must slow a turn, not cut it off."""
 
 
 @dataclass(frozen=True)
 class LiveOptions:
-    """What `bench --live` plays, where, and how often."""
+    """What `bench --live` plays, where, and against what."""
 
     feed_sink: str = "@DEFAULT_SINK@"
-    """Sink the questions are played into: one the microphone hears."""
+    """Sink the requests are played into: one the microphone hears."""
     mic_source: str = "@DEFAULT_SOURCE@"
-    """Source the assistant listens to, recorded to find where the words end."""
+    """Source the assistant listens to, recorded to place the end of the words."""
     speaker_source: str = "@DEFAULT_MONITOR@"
     """Monitor of the sink the assistant speaks into."""
-    turns: int = 0
-    """Questions per variant (0: all)."""
-    local_commands: str = "both"
-    """both, on or off: the [agent] local_commands settings to measure."""
+    clips: tuple[str, ...] = ()
+    """Folders of recordings, "[GROUP=]DIR" (clips.py); () = the bench's own questions."""
+    limit: int = 0
+    """At most this many clips per folder, spread over it (0: all)."""
+    local_commands: str = "config"
+    """config, on, off or both: the [agent] local_commands settings measured."""
+    model: str = ""
+    """LLM: a bundled name or a .gguf path ("" = [llm] model, else the default model)."""
+    peer: str = ""
+    """The peer's venv (scripts/peer/install.sh); "" = no peer."""
+    wake_clips: str = ""
+    """Recordings of the wake word to glue before the requests; "" = no wake-word part."""
+    wake_word: str = ""
+    """The wake word for that part ("" = [trigger] wake_word)."""
+    wake_gaps: tuple[float, ...] = (0.0, 0.15, 0.3)
+    wake_limit: int = 0
+    """Requests glued to the wake word, spread over all clips (0: all)."""
+    not_wake: tuple[str, ...] = ()
+    """Folders of speech that is not the wake word, for false wakes per hour (offline)."""
+    plain: bool = True
+    """Play the requests without a wake word too (off: only the wake-word part)."""
 
 
-class EventClock:
-    """Every event with its monotonic time, across turns."""
+def run_live(config: Config, options: LiveOptions, *, json_path: str | None,
+             plot_path: str | None) -> int:
+    """Measure mouth to ear over the clips; print the tables, write JSON and PNG."""
+    from voiceagent.models import DEFAULT_LLM
 
-    def __init__(self) -> None:
-        self.events: list[tuple[float, Event]] = []
-        self._t0 = 0.0
-        self._lock = threading.Lock()
-        self.turn_ended = threading.Event()
-
-    def __call__(self, event: Event) -> None:
-        with self._lock:
-            if event.type == "turn_start":
-                self._t0 = time.monotonic() - event.t
-            self.events.append((self._t0 + event.t, event))
-        if event.type == "turn_end":
-            self.turn_ended.set()
-
-    def turns_after(self, t: float) -> list[tuple[float, list[Event]]]:
-        """(monotonic start, events) of each turn that started after `t`."""
-        turns: list[tuple[float, list[Event]]] = []
-        with self._lock:
-            for at, event in self.events:
-                if event.type == "turn_start" and at >= t:
-                    turns.append((at - event.t, []))
-                if turns and at >= turns[-1][0]:
-                    turns[-1][1].append(event)
-        return turns
-
-
-def run_live(config: Config, options: LiveOptions, *, wav_dir: Path | None,
-             json_path: str | None, plot_path: str | None) -> int:
-    """Measure mouth to ear over the questions; print the table, write JSON and PNG."""
-    questions = load_questions(wav_dir or QUESTIONS_DIR)
-    questions = questions[: options.turns or len(questions)]
-    turns: list[dict[str, Any]] = []
+    specs = options.clips or (str(QUESTIONS_DIR),)
+    clips = [c for spec in specs for c in load_clips(spec, limit=options.limit)]
+    wake_word = options.wake_word or config.trigger.wake_word
+    if options.wake_clips and not wake_word:
+        raise VoiceAgentError("--wake-clips needs a wake word: --wake-word NAME or [trigger] "
+                              "wake_word")
+    records: list[dict[str, Any]] = []
     with ExitStack() as stack:
         tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="voiceagent-live-")))
         slot_dir = config.data_dir / "prompt-cache"  # shared with `run`: a warm start helps both
+        model = options.model or config.llm.model or DEFAULT_LLM
+        config = dataclasses.replace(config, llm=dataclasses.replace(config.llm, model=model))
         config = bench_config(config, tmp / "data")
-        # a busy machine must slow a turn down, not cut it off: the figures are the point
         config = dataclasses.replace(config, agent=dataclasses.replace(
-            config.agent, max_seconds=max(config.agent.max_seconds, TURN_TIMEOUT_S)))
-        wavs = _write_wavs(questions, tmp)
-        mic, speaker = Capture(options.mic_source), Capture(options.speaker_source)
-        stack.callback(mic.close)
-        stack.callback(speaker.close)
-        mic.wait_started()
-        speaker.wait_started()
-        _progress(f"loading models (LLM {config.llm.model or config.llm.provider}) ...")
+            config.agent, max_seconds=max(config.agent.max_seconds, TURN_LIMIT_S)),
+            trigger=dataclasses.replace(config.trigger, wake_word=""))
+        rig = Rig(options.feed_sink, Capture(options.mic_source),
+                  Capture(options.speaker_source))
+        stack.callback(rig.mic.close)
+        stack.callback(rig.speaker.close)
+        rig.mic.wait_started()
+        rig.speaker.wait_started()
+        progress(f"loading models (LLM {model}) ...")
         config, server = _start_llm(config, stack, slot_dir)
-        variants = _variants(config, options.local_commands)
-        setup: dict[str, Any] = {"llm": config.llm.model or config.llm.provider,
-                                 "stt": config.stt.model, "tts": config.tts.voice,
-                                 "silence_ms": config.audio.silence_ms,
-                                 "chime": config.audio.chime, "variants": [],
-                                 "questions": len(questions),
-                                 "load_average_at_start": round(os.getloadavg()[0], 2),
-                                 "cpus": len(os.sched_getaffinity(0))}
-        for n, (label, variant) in enumerate(variants):
+        setup: dict[str, Any] = {
+            "llm": model, "stt": config.stt.model, "tts": config.tts.voice,
+            "silence_ms": config.audio.silence_ms, "chime": config.audio.chime,
+            "clips": len(clips), "folders": list(specs), "variants": [],
+            "load_average_at_start": round(os.getloadavg()[0], 2),
+            "cpus": len(os.sched_getaffinity(0))}
+        first = True
+        for label, variant in _variants(config, options.local_commands) if options.plain else []:
             setup["variants"].append(label)
-            plan = [(q, "first" if n == 0 and i == 0 else "") for i, q in enumerate(questions)]
-            if n == 0:
-                plan.append((questions[0], "repeat"))
-            turns += _run_variant(variant, label, plan, wavs, options, mic, speaker, server,
-                                  setup, first=n == 0)
+            records += _kiosk_pass(variant, label, clips, tmp, rig, server, setup, first=first)
+            first = False
+        if options.wake_clips:
+            records += _wake_pass(config, options, wake_word, clips, tmp, rig, server, setup,
+                                  first=first)
+        if options.peer:
+            records += _peer_pass(config, options, clips, tmp, rig, setup)
         setup["load_average_at_end"] = round(os.getloadavg()[0], 2)
-    report = summarize_live(turns, setup=setup)
+    report = summarize_live(records, setup=setup)
     print(render_live(report))
     if json_path:
         Path(json_path).write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n",
@@ -134,152 +132,132 @@ def run_live(config: Config, options: LiveOptions, *, wav_dir: Path | None,
     if plot_path:
         from voiceagent.bench.plot import draw_timeline
 
-        draw_timeline(typical_turns(turns), plot_path,
+        draw_timeline(typical_turns(records), plot_path,
                       title="Mouth to ear in kiosk mode: one typical turn per path")
-    return 1 if any(t["stop"] in ("error", "not_heard") for t in turns) else 0
+    return 1 if any(r["stop"] == "error" for r in records if r["system"] == "voiceagent") \
+        else 0
 
 
 def _variants(config: Config, which: str) -> list[tuple[str, Config]]:
-    """(label, config) per local_commands setting measured; LLM path only when the config
-    has no such key."""
-    if not hasattr(config.agent, "local_commands"):
-        return [("llm", config)]
-    values = {"both": [False, True], "on": [True], "off": [False]}[which]
+    """(label, config) per [agent] local_commands setting measured."""
+    values = {"both": [False, True], "on": [True], "off": [False],
+              "config": [config.agent.local_commands]}[which]
     return [("local on" if value else "local off",
              dataclasses.replace(config, agent=dataclasses.replace(config.agent,
                                                                    local_commands=value)))
             for value in values]
 
 
-def _run_variant(config: Config, label: str, plan: list[tuple[Question, str]],
-                 wavs: dict[str, Path], options: LiveOptions, mic: Capture, speaker: Capture,
-                 server: Any, setup: dict[str, Any], *, first: bool) -> list[dict[str, Any]]:
-    from voiceagent.build import build_assistant, build_synthesizer, prompt_of
-    from voiceagent.front_end import KIOSK
-    from voiceagent.frontends import Replies
-    from voiceagent.llm.prompt_cache import prime
-    from voiceagent.modes import build_kiosk  # the very front end `run --mode kiosk` builds
-    from voiceagent.sound.player import SoundPlayer
-    from voiceagent.sound.recorder import MicRecorder
+def _kiosk_pass(config: Config, label: str, clips: list[Clip], tmp: Path, rig: Rig,
+                server: Any, setup: dict[str, Any], *, first: bool,
+                after: Any = None) -> list[dict[str, Any]]:
+    """One kiosk built as `run` builds it, a warm-up request, then every clip; `after(kiosk)`
+    runs once the kiosk has stopped listening."""
+    from voiceagent.modes import open_kiosk
 
     results = []
     with ExitStack() as stack:
         events = Events()
         clock = EventClock()
         events.subscribe(clock)
-        player = SoundPlayer(config.audio)
-        stack.callback(player.stop)
-        recorder = MicRecorder(config.audio)
-        stack.callback(recorder.close)
-        assistant = build_assistant(config, stack, front_end=KIOSK, player=player, events=events,
-                                    synthesizer=build_synthesizer(config), allow_demo=False)
+        kiosk = open_kiosk(config, stack, events)
         if server is not None:
-            start = time.monotonic()
-            setup.setdefault("prefix_cache", prime(server, prompt_of(assistant.agent),
-                                                      assistant.agent.model))
-            if first:  # a fresh server process: what `run` or a cold `ask` starts with
+            from voiceagent.build import prompt_of
+            from voiceagent.llm.prompt_cache import prime
+
+            agent = kiosk.assistant.agent
+            setup.setdefault("prefix_cache", prime(server, prompt_of(agent), agent.model))
+            if first:  # a fresh server process: what `run` starts with
                 server.restart()
                 start = time.monotonic()
-                setup["prefix_restore"] = prime(server, prompt_of(assistant.agent),
-                                                 assistant.agent.model)
+                setup["prefix_restore"] = prime(server, prompt_of(agent), agent.model)
                 setup["prefix_restore_s"] = round(time.monotonic() - start, 3)
-        front = build_kiosk(config, assistant, recorder, player,
-                            Replies(config.audio.listen_timeout_s))
         stop = threading.Event()
-        runner = threading.Thread(target=front.run, args=(stop,), name="kiosk", daemon=True)
+        runner = threading.Thread(target=kiosk.front.run, args=(stop,), name="kiosk",
+                                  daemon=True)
         runner.start()
-        stack.callback(runner.join, 10)
-        stack.callback(stop.set)
         time.sleep(1.5)  # the listener's stream is open and its VAD has settled
-        for q, role in plan:
-            turn = _measure(q, wavs[q.name], options.feed_sink, mic, speaker, clock)
-            turn.update(variant=label, role=role)
-            results.append(turn)
-            _progress(_line(turn))
+        for n, clip in enumerate([clips[0], *clips]):
+            record = measure_kiosk(clip, _wav(clip, tmp), rig, clock)
+            record.update(variant=label, role="warmup" if n == 0 else "",
+                          first_after_start=first and n == 0)
+            results.append(record)
+            progress(line(record))
             time.sleep(0.8)  # the kiosk resumes listening after its answer
+        stop.set()
+        runner.join(15)
+        if after is not None:
+            after(kiosk)
     return results
 
 
-def _measure(q: Question, wav: Path, sink: str, mic: Capture, speaker: Capture,
-             clock: EventClock) -> dict[str, Any]:
-    """Play one question and time what the microphone and the speaker show."""
-    a, b = speech_span(q.audio.samples, q.audio.rate)
-    clock.turn_ended.clear()
-    played = play(wav, sink)
-    heard_by = time.monotonic() + HEARD_TIMEOUT_S
-    while not clock.turns_after(played) and time.monotonic() < heard_by:
-        time.sleep(0.05)
-    if clock.turns_after(played):
-        deadline = time.monotonic() + TURN_TIMEOUT_S
-        while time.monotonic() < deadline and not _all_ended(clock.turns_after(played)):
-            clock.turn_ended.wait(0.1)
-        _wait_quiet(speaker)
-    samples, t_mic = mic.window(played, played + q.audio.seconds + 1.0)
-    onset, _end = speech_span(samples, RATE)
-    words_end = t_mic + onset + (b - a)
-    return _figures(q, words_end, clock.turns_after(played), speaker)
+def _wake_pass(config: Config, options: LiveOptions, wake_word: str, clips: list[Clip],
+               tmp: Path, rig: Rig, server: Any, setup: dict[str, Any], *,
+               first: bool) -> list[dict[str, Any]]:
+    """The requests behind a real recording of the wake word, at each gap; false wakes."""
+    requests = sample(clips, options.wake_limit)
+    spoken = Path(wake_word).stem.replace("_", " ")
+    wakes = [dataclasses.replace(w, text=spoken) for w in load_clips(
+        options.wake_clips, limit=len(requests))]
+    glued = [glue(wakes[i % len(wakes)], r, gap) for gap in options.wake_gaps
+             for i, r in enumerate(requests)]
+    config = dataclasses.replace(config, trigger=dataclasses.replace(config.trigger,
+                                                                     wake_word=wake_word))
+    label = f"wake {spoken}"
+    setup["variants"].append(label)
+    setup["wake"] = {"word": wake_word, "recordings": options.wake_clips,
+                     "gaps": list(options.wake_gaps), "requests": len(requests)}
+
+    def offline(kiosk: Any) -> None:
+        if options.not_wake:
+            from voiceagent.bench.false_wakes import count_false_wakes
+            from voiceagent.speech.wakegate import WakeGate
+
+            gate = next(p for p in kiosk.recorder.processors if isinstance(p, WakeGate))
+            progress(f"false wakes of {wake_word!r}, offline through the kiosk's gate ...")
+            setup["false_wakes"] = count_false_wakes(
+                kiosk.recorder.processors, lambda: gate.wakes,
+                [Path(f) for f in options.not_wake], progress)
+
+    return _kiosk_pass(config, label, glued, tmp, rig, server, setup, first=first,
+                       after=offline)
 
 
-def _all_ended(turns: list[tuple[float, list[Event]]]) -> bool:
-    return bool(turns) and all(any(e.type == "turn_end" for e in events) for _, events in turns)
+def _peer_pass(config: Config, options: LiveOptions, clips: list[Clip], tmp: Path, rig: Rig,
+               setup: dict[str, Any]) -> list[dict[str, Any]]:
+    """pipecat's pipeline on the same clips, after its own warm-up request; skipped (and
+    said so) when its venv is not there."""
+    from voiceagent.bench.peer import Peer, measure_peer, peer_python
+    from voiceagent.models import piper_voice, whisper_dir
 
-
-def _wait_quiet(speaker: Capture, limit_s: float = 30.0) -> None:
-    """Until the speaker has been silent for QUIET_S (the last words have been played)."""
-    deadline = time.monotonic() + limit_s
-    while time.monotonic() < deadline:
-        now = time.monotonic()
-        recent, _ = speaker.window(now - QUIET_S, now)
-        if len(recent) >= 0.8 * QUIET_S * RATE and not (envelope(recent, RATE) > LOUD).any():
-            return
-        time.sleep(0.1)
-
-
-def _figures(q: Question, words_end: float, turns: list[tuple[float, list[Event]]],
-             speaker: Capture) -> dict[str, Any]:
-    """One question's figures, in seconds since the end of its words."""
-    base: dict[str, Any] = {"question": q.name, "expected": q.expected}
-    if not turns:
-        return {**base, "stop": "not_heard", "transcript": "", "answer": "", "timings": {},
-                "stages": {}, "path": "none"}
-    t0, events = turns[0]
-    shift = t0 - words_end  # event times count from the cut; ours from the end of the words
-    figures = turn_figures(events, t0, [])
-    timings = {k: round(v + shift, 3) for k, v in figures["timings"].items()
-               if isinstance(v, (int, float))}
-    timings["endpoint"] = round(shift, 3)
-    stages = {k: [[round(s[0] + shift, 3), round(s[1] + shift, 3), *s[2:]] for s in spans]
-              for k, spans in figures["stages"].items()}
-    stages["endpoint"] = [[0.0, round(shift, 3)]]
-    first_audio_event = timings.get("first_audio")
-    if first_audio_event is not None and "first_sentence" in timings:  # its synthesis
-        stages["tts"] = [[timings["first_sentence"], first_audio_event]]
-    sound, t_sound = speaker.window(words_end, time.monotonic())
-    first = first_sound(sound, RATE)
-    if first is not None:
-        timings["first_sound"] = round(t_sound - words_end + first, 3)
-    if first_audio_event is not None:
-        from_ = max(0.0, first_audio_event - 0.15)
-        skip = int(from_ * RATE)
-        onset = first_sound(sound[skip:], RATE)
-        if onset is not None:
-            timings["reply_onset"] = round(from_ + onset, 3)
-            env = envelope(sound[skip:], RATE)
-            stages["playback"] = [[timings["reply_onset"],
-                                   round(from_ + (len(env) - 1) * 0.01, 3)]]
-    text = next((e.fields.get("text", "") for e in events if e.type == "stt_done"), "")
-    answer = next((e.fields.get("text", "") for e in events if e.type == "final"), "")
-    stop = next((e.fields.get("stop", "") for e in events if e.type == "turn_end"), "timeout")
-    local = any(e.type == "local_command" for e in events)
-    errors, n_words = word_errors(q.expected, text)
-    return {**base, "stop": stop, "transcript": text, "answer": answer, "timings": timings,
-            "stages": stages, "path": "local" if local else "llm", "turns": len(turns),
-            "llm_first_token_s": figures["llm_first_token_s"],
-            "tokens_per_s": figures["tokens_per_s"], "word_errors": errors, "words": n_words}
+    python = peer_python(Path(options.peer))
+    if python is None:
+        setup["peer"] = f"skipped: no pipecat venv at {options.peer} (scripts/peer/install.sh)"
+        progress(f"peer {setup['peer']}")
+        return []
+    progress("starting the peer (pipecat) ...")
+    peer = Peer(python, whisper_model=whisper_dir("tiny.en", config.models_dir),
+                piper_voice=piper_voice(config.tts.voice, config.models_dir),
+                llm_url=config.llm.base_url, log_path=tmp / "peer.log")
+    results = []
+    try:
+        peer.wait_ready()
+        time.sleep(3.0)  # PEER READY comes before its pipeline has opened the devices
+        setup["peer"] = "pipecat 1.14 local pipeline (scripts/peer/peer_pipecat.py)"
+        for n, clip in enumerate([clips[0], *clips]):
+            record = measure_peer(clip, _wav(clip, tmp), rig, peer)
+            record.update(variant="pipecat", role="warmup" if n == 0 else "",
+                          first_after_start=False)
+            results.append(record)
+            progress(line(record))
+            time.sleep(0.8)
+    finally:
+        peer.stop()
+    return results
 
 
 def _start_llm(config: Config, stack: ExitStack, slot_dir: Path) -> tuple[Config, Any]:
-    """Our own server (to restart it cold and restore its prefix), reused by every variant."""
+    """Our own server (to restart it cold and restore its prefix), reused by every pass."""
     if config.llm.provider != "local":
         return config, None
     from voiceagent.llm.server import LLMServer
@@ -291,27 +269,27 @@ def _start_llm(config: Config, stack: ExitStack, slot_dir: Path) -> tuple[Config
     return dataclasses.replace(config, llm=dataclasses.replace(config.llm, base_url=url)), server
 
 
-def _write_wavs(questions: list[Question], tmp: Path) -> dict[str, Path]:
-    out = {}
-    for q in questions:
-        out[q.name] = tmp / f"{q.name}.wav"
-        write_wav(out[q.name], q.audio.resampled(STT_RATE) if q.audio.rate != STT_RATE
-                  else q.audio)
-    return out
+def _wav(clip: Clip, tmp: Path) -> Path:
+    path = tmp / "clips" / f"{clip.name.replace('/', '__')}.wav"
+    if not path.is_file():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_wav(path, clip.audio)
+    return path
 
 
-def _line(turn: dict[str, Any]) -> str:
-    t = turn["timings"]
+def line(record: dict[str, Any]) -> str:
+    """One clip's progress line."""
+    t = record["timings"]
 
     def f(key: str) -> str:
         v = t.get(key)
         return f"{v:5.2f}" if isinstance(v, (int, float)) else "  -  "
 
-    return (f"{turn['variant']:9} {turn['question']} {turn['role'] or '':6} {turn['path']:5} "
-            f"cut {f('endpoint')}  first sound {f('first_sound')}  reply {f('reply_onset')} s"
-            f"  heard {turn['transcript']!r} -> {turn['answer'][:50]!r}")
+    answered = "answered" if record["answered"] else "NOT answered"
+    return (f"{record['variant']:9} {record['clip'][-40:]:40} {record['role'] or '':6} "
+            f"{record['path']:5} cut {f('endpoint')} reply {f('reply_onset')} s {answered}; "
+            f"heard {record['transcript']!r} -> {record['answer'][:50]!r}")
 
 
-def _progress(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)
-
+def progress(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)

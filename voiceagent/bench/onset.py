@@ -39,3 +39,25 @@ def speech_span(samples: np.ndarray, rate: int, relative: float = 0.1) -> tuple[
     loud = np.flatnonzero(env > relative * env.max())
     return float(loud[0] * FRAME_S), float((loud[-1] + 1) * FRAME_S)
 
+
+
+REPLY_S = 0.25
+"""A reply is the first sound at the speaker lasting this long (the chime is 0.16 s)."""
+REPLY_GAP_S = 0.05
+"""Quieter gaps up to this long do not break that sound (a plosive's closure)."""
+
+
+def reply_onset(samples: np.ndarray, rate: int, level: float = LOUD) -> float | None:
+    """Seconds from the start of `samples` to the first sound lasting REPLY_S (gaps up to
+    REPLY_GAP_S allowed): a spoken reply, not a chime or a click. The same rule for every
+    assistant measured (the peer's README fixes it so)."""
+    loud = envelope(samples, rate) > level
+    need, gap = round(REPLY_S / FRAME_S), round(REPLY_GAP_S / FRAME_S)
+    start = last = None
+    for i in np.flatnonzero(loud).tolist():
+        if start is None or last is None or i - last > gap + 1:
+            start = i
+        last = i
+        if last - start + 1 >= need:
+            return float(start * FRAME_S)
+    return None
