@@ -10,6 +10,8 @@ from voiceagent.intents.numbers import duration_seconds, number_value, split_qua
     ("Um, hey, could you add apples to my shopping list, please?",
      "add apples to my shopping list"),
     ("Hey Jarvis, what time is it?", "what time is it"),
+    ("ok google what's the easiest way to cook a turkey",  # a name, not "ok" + "google ..."
+     "what's the easiest way to cook a turkey"),
     ("Okay, uh, set a timer for five minutes for me.", "set a timer for five minutes"),
     ("Can you tell me what's on my list?", "what's on my list"),
     ("I'd like to add eggs, milk, and bread to the list.",

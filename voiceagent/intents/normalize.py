@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from voiceagent.language import lexicon
+from voiceagent.language.lexicon import alternation
 
 _LEX = lexicon()
 
@@ -24,7 +25,9 @@ _HESITATION = re.compile(
     r"\b(?:" + "|".join(_stretched(t) for t in _LEX.phrases("fillers")) + r")\b[,.]?\s*",
     re.I)
 _ANYWHERE = re.compile(rf"(?:,\s*)?\b(?:{_LEX.regex('politeness')})\b,?\s*", re.I)
-_STARTS = "|".join(_LEX.regex(name) for name in ("request_asides", "addresses", "request_openers"))
+# one alternation, longest first: "ok google" is an address, not the aside "ok" + "google ..."
+_STARTS = alternation(term for name in ("request_asides", "addresses", "request_openers")
+                      for term in _LEX.terms(name))
 _LEADING = re.compile(rf"^(?:{_STARTS})\b[,.!]?\s+", re.I)
 _TRAILING = re.compile(rf"[,\s]+(?:{_LEX.regex('request_tails')})$", re.I)
 _EDGE = "\"'.,!?;:…-–— \t\n"
