@@ -222,3 +222,17 @@ def test_declining_what_a_tool_here_does_is_asked_once_more_with_the_tools(tools
     assert spoken.startswith("It is ")
     assert "get_time" in model.requests[1].messages[-1].text
     assert model.requests[1].tool_choice == "auto"  # named, not forced
+
+
+def test_a_pronoun_or_a_correction_carries_the_last_request_words(tools):
+    """'We're out of coffee.' then 'Put it on the list.': 'it' is the coffee; 'Sorry, I meant
+    margarine' is still about the list."""
+    from voiceagent.agent.messages import Message
+
+    history = [Message("user", "We're out of coffee."),
+               Message("assistant", "Should I add coffee to your shopping list?")]
+    model = ScriptedChatModel().enqueue(calls(
+        ("add_to_list", {"list_name": "shopping", "items": "coffee"})))
+    agent = Agent(model, tools, AgentConfig(), Events())
+    result = agent.run_turn(history, "Put it on the list.")
+    assert not result.tool_calls[0].error and result.answer.startswith("Added coffee")

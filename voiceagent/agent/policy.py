@@ -98,8 +98,9 @@ class CallPolicy:
         if not template and self._off_topic(call.name, tool.writes):
             return Decision("refuse", call, tell_model("off_topic", name=call.name),
                             off_topic=True)
+        back = follow or lexicon().has("refers_back", self.said.now)  # "put it on the list"
         answering = self.said.answering or (
-            f"{self.said.last_request} {self.said.last_results}" if follow else "")
+            f"{self.said.last_request} {self.said.last_results}" if back else "")
         args, added = carry(tool, runs.args, self.said.now)
         if added:  # the day the user said, left out: the call carries it ("7 am thursday")
             call = ToolCall(call.id, call.name, {**call.args, **args}, call.bad_json)
@@ -127,7 +128,8 @@ class CallPolicy:
         request's too ("and in Paris?" after the time in Tokyo), and for any tool when the
         user corrects the last request ("sorry, I meant margarine, not butter")."""
         said = f"{self.said.answering} {self.said.now}"
-        if not writes or lexicon().has("correction", self.said.now):
+        if not writes or lexicon().has("correction", self.said.now) or lexicon().has(
+                "refers_back", self.said.now):
             said = f"{self.said.last_request} {said}"
         return topics_of().on_topic(name, said) is False
 
