@@ -251,3 +251,12 @@ def test_a_run_through_the_real_turn_is_judged_saved_and_judged_again(
     saved["runs"][0]["cases"][0]["observed"]["calls"][0]["error"] = False  # as if it had run
     assert rejudge([saved]) == 0
     assert "write on unserved: 1" in capsys.readouterr().out
+
+
+def test_a_follow_up_naming_a_timer_by_its_id_invents_nothing() -> None:
+    from voiceagent.bench.judge import invented_values
+
+    scrap = Observed("Cancelled the 20 minute timer.", (
+        Call("cancel_timer", {"which": "706b251b"}, "Cancelled the 20 minute timer."),))
+    assert invented_values("Scrap that.", scrap)  # an id nobody had
+    assert invented_values("Scrap that.", replace(scrap, ids_before=("706b251b",))) == ()

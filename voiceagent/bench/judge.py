@@ -171,6 +171,9 @@ class Observed:
     """(list name, its items) for every list after the turn."""
     at: float = 0.0
     """Epoch seconds when the turn started (an alarm's day is counted from it)."""
+    ids_before: tuple[str, ...] = ()
+    """The ids of the timers and alarms before the turn: a follow-up ("scrap that") names
+    the one it acts on by id, which no user says and nobody invented."""
 
 
 @dataclass(frozen=True)
@@ -362,6 +365,8 @@ def invented_values(said: str, seen: Observed) -> tuple[str, ...]:
             continue  # refused by the tool: nothing was written
         for key in GROUNDED.get(call.name, ()):
             value = call.args.get(key)
+            if value in seen.ids_before:
+                continue
             if isinstance(value, str) and ungrounded(value, said, _GENERIC.get(key, ())):
                 found.append(f"{call.name}.{key}={value!r}")
     before = {normal(i) for i in seen.items_before}

@@ -35,6 +35,7 @@ def observe_turn(assistant: Assistant, text: str, data: Path,
     what the turn did."""
     aliases = aliases or {}
     items_before, notes_before = _items(data, aliases), _notes(data)
+    ids_before = _ids(data)
     turn: list[Event] = []
     listening = [True]
     assistant.events.subscribe(lambda e: turn.append(e) if listening else None)
@@ -62,6 +63,7 @@ def observe_turn(assistant: Assistant, text: str, data: Path,
         pending=pending,
         lists_after=lists,
         at=at,
+        ids_before=ids_before,
     )
 
 
@@ -110,12 +112,18 @@ def _pending(data: Path) -> tuple[Pending, ...]:
                  for e in Timers(data / "timers.json").pending())
 
 
+def _ids(data: Path) -> tuple[str, ...]:
+    from voiceagent.tools.timer_store import Timers
+
+    return tuple(e.id for e in Timers(data / "timers.json").pending() if e.id)
+
+
 def observed_from(data: dict[str, Any]) -> Observed:
     """An `Observed` back from its JSON (dataclasses.asdict) form."""
     fields = dict(data)
     fields["calls"] = tuple(Call(**c) for c in data.get("calls", ()))
     fields["pending"] = tuple(Pending(**p) for p in data.get("pending", ()))
     fields["lists_after"] = tuple((n, tuple(i)) for n, i in data.get("lists_after", ()))
-    for key in ("items_before", "items_after", "notes_added"):
+    for key in ("items_before", "items_after", "notes_added", "ids_before"):
         fields[key] = tuple(data.get(key, ()))
     return Observed(**fields)
