@@ -31,7 +31,7 @@ def test_a_satellite_announced_on_the_network_is_found_by_its_area(pulse: PulseS
     command = f"ip link set lo up && {satellite} && {child}; kill $sat"
     done = subprocess.run(["unshare", "-n", "sh", "-c", command], cwd=REPO,
                           env={**os.environ, **pulse.env, "PYTHONPATH": str(REPO)},
-                          capture_output=True, text=True, timeout=90)
+                          capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     found = json.loads(done.stdout.splitlines()[-1])
     assert found == [{"room": "porch", "host": "127.0.0.1", "port": 10700,
@@ -39,7 +39,8 @@ def test_a_satellite_announced_on_the_network_is_found_by_its_area(pulse: PulseS
 
 
 def child() -> None:
-    """Inside the namespace: browse until the satellite is found (or 30 s), print it."""
+    """Inside the namespace: browse until the satellite is found (or 120 s: a hang guard, a
+    loaded machine starts the satellite slowly), print it."""
     import asyncio
     import dataclasses
 
@@ -56,7 +57,7 @@ def child() -> None:
         discovery = Discovery(add, interfaces=["127.0.0.1"])
         assert await discovery.start()
         try:
-            await asyncio.wait_for(seen.wait(), 30)
+            await asyncio.wait_for(seen.wait(), 120)
             await asyncio.sleep(2.0)  # announced again meanwhile: still found once
         except TimeoutError:
             pass

@@ -73,5 +73,6 @@ def _draw_turn(ax: Any, pipeline: str, turn: dict[str, Any], end: float,
                 ha="right" if left else "left")
     ax.axvline(total, color="grey", linestyle=":", linewidth=1)
     heard = turn["transcript"] if len(turn["transcript"]) < 60 else turn["transcript"][:57] + "..."
-    ax.set_title(f"{pipeline}: {turn['question']} \u201c{heard}\u201d, total {total:.2f} s",
+    name = turn.get("clip") or turn.get("question", "")
+    ax.set_title(f"{pipeline}: {name} \u201c{heard}\u201d, total {total:.2f} s",
                  loc="left", fontsize=10)
