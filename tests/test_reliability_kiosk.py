@@ -16,6 +16,7 @@ import os
 import re
 import signal
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -84,7 +85,13 @@ def test_kiosk_survives_its_faults(tmp_path: Path, pulse, speech, running,  # no
 
     # Damaged files at start: each moved aside with a warning, and the kiosk started.
     assert list(sessions.glob("default.jsonl.corrupt-*"))
-    assert any("timers file" in line and "unreadable" in line for line in app.lines)
+    def timers_repaired() -> bool:
+        return any("timers file" in line and "unreadable" in line for line in app.lines)
+
+    deadline = time.monotonic() + 60  # the timer thread repairs it as it starts: it may log
+    while not timers_repaired() and time.monotonic() < deadline:  # just after "ready"
+        time.sleep(0.1)
+    assert timers_repaired()
     mark = len(app.lines)
     pulse.play_into_mic(speech("Please add eggs to my shopping list."))
     app.wait_for("turn over")
