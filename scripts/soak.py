@@ -62,7 +62,13 @@ thread opens once, while a leak keeps rising."""
 
 
 def _rise(values: list[float]) -> float:
-    return max(values) - values[0] if values else 0.0
+    """How far the count's floor rose: the lowest of the last third of the run against the
+    lowest of the first. A leak keeps rising; a turn that briefly holds a few more fds or
+    threads (a keep-warm request beside the answer) drops back and is no rise."""
+    if not values:
+        return 0.0
+    third = max(1, len(values) // 3)
+    return min(values[-third:]) - min(values[:third])
 
 
 @dataclass
