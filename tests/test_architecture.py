@@ -28,7 +28,6 @@ TO_BE_SPLIT = {
     "voiceagent.bench.judge",
     "voiceagent.bench.run",
     "voiceagent.intents.slots",
-    "voiceagent.sound.recorder",
 }
 
 
