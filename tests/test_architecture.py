@@ -27,7 +27,6 @@ TO_BE_SPLIT = {
     "voiceagent.bench.evaluate",
     "voiceagent.bench.judge",
     "voiceagent.bench.run",
-    "voiceagent.intents.slots",
 }
 
 

@@ -63,7 +63,7 @@ def test_clock_times(said: str, time: ClockTime) -> None:
 
 
 def test_minutes_around_an_hour_become_a_clock_reading_in_place() -> None:
-    """intents/slots.py's own copy of this (_clock_words) can read it from here."""
+    """intents/slots/times.py's own copy of this (_clock_words) can read it from here."""
     assert clock_digits("remind me at half past seven tomorrow") == "remind me at 7:30 tomorrow"
     assert clock_digits("seven thirty") == "seven thirty"  # no "past": left as said
 

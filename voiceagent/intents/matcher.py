@@ -1,7 +1,7 @@
 """Local commands: known sentences run their tool at once, everything else goes to the LLM.
 
 Sentence templates (hassil, Home Assistant's intent matcher) cover the built-in tools and
-each Tool.sentences; the user's words for each slot are read strictly (slots.py), and the
+each Tool.sentences; the user's words for each slot are read strictly (slots/), and the
 call must pass the tool's own schema. Any doubt means None: the LLM gets the utterance.
 """
 

@@ -1,0 +1,84 @@
+"""From a template's slots to a tool's arguments, or None when a slot does not read cleanly.
+
+A slot is named after the tool parameter it fills (duration, label, items, list_name, ...);
+each reader takes the user's own words for that slot and either returns the arguments it
+gives or None. None rejects that reading of the sentence, so a doubtful match falls
+through to the LLM instead of running a tool with a guess.
+
+The readers, by the tools they serve: times.py (timers, alarms, the clock), lists.py (lists
+and notes), arithmetic.py (the calculator), refusals.py (the sentences we decline); text.py
+is what they share. Here: which reader reads which slot.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from voiceagent.intents.numbers import number_value
+from voiceagent.intents.slots.arithmetic import (
+    expression,
+    operand,
+    operation,
+    quantity,
+    to_unit,
+    unit_check,
+)
+from voiceagent.intents.slots.lists import items, list_name, note_text
+from voiceagent.intents.slots.refusals import (
+    anything,
+    contact,
+    device_name,
+    mentions_own_tools,
+    somewhere,
+)
+from voiceagent.intents.slots.text import Args, Reader, strip_edges
+from voiceagent.intents.slots.times import (
+    duration,
+    duration_label,
+    label,
+    place,
+    relative_day,
+    time_of_day,
+    which_alarm,
+    which_timer,
+)
+from voiceagent.ports import Clock
+
+__all__ = [
+    "Args", "Reader", "duration", "expression", "items", "mentions_own_tools", "operation",
+    "readers", "schema_reader", "strip_edges", "time_of_day", "unit_check",
+]
+"""What the matcher and the follow-ups read slots with."""
+
+
+def readers(now: Clock) -> dict[str, Reader]:
+    """Readers of the built-in templates' slots, by slot name; spoken days and times are read
+    by `now`."""
+    return {
+        "duration": duration, "label": label, "duration_label": duration_label,
+        "which_timer": which_timer, "which_alarm": which_alarm,
+        "time": lambda text: time_of_day(text, now), "place": place,
+        "day": lambda text: relative_day(text, now), "items": items, "list_name": list_name,
+        "text": note_text, "expression": expression, "quantity": quantity,
+        "to_unit": to_unit, "left": operand("left"), "right": operand("right"),
+        "contact": contact, "device_name": device_name, "somewhere": somewhere,
+        "anything": anything,
+    }
+
+
+def schema_reader(name: str, prop: dict[str, Any]) -> Reader:
+    """A reader for a plugin tool's parameter, from its JSON Schema."""
+    kind = prop.get("type")
+
+    def read(text: str) -> Args | None:
+        said = strip_edges(text)
+        if not said:
+            return None
+        if kind in ("integer", "number"):
+            value = number_value(said)
+            if value is None or (kind == "integer" and not value.is_integer()):
+                return None
+            return {name: int(value) if kind == "integer" else value}
+        return {name: said}
+
+    return read

@@ -1,0 +1,77 @@
+"""Readers of the calculator's slots: sums said in words, their operands, unit conversions."""
+
+from __future__ import annotations
+
+import re
+
+from voiceagent.errors import ToolError
+from voiceagent.intents.numbers import number_value, split_quantity
+from voiceagent.intents.slots.text import Args, Reader, strip_edges, without_articles
+from voiceagent.tools import calculator
+from voiceagent.tools.words import numbers_in
+
+_CALC_OP = re.compile(r"[-+*/%]|\b(?:sqrt|abs|round|log|ln|sin|cos|tan)\(")
+
+
+def expression(text: str) -> Args | None:
+    """Arithmetic only: every word of it must become numbers and operators."""
+    said = strip_edges(text)
+    if (not re.search(r"\d", numbers_in(said.lower())) or calculator.as_conversion(said)
+            or re.fullmatch(r"(?:(?:what(?:'s| is)|how much is)\s+)?\d+(?:[-/.]\d+)+", said,
+                            re.I)):  # a date, a phone number, a version
+        return None
+    expr = calculator.to_expression(said)
+    if not _CALC_OP.search(re.sub(r"^\s*-", "", expr)):
+        return None
+    try:
+        calculator.evaluate(expr)
+    except ToolError:
+        return None
+    return {"expression": said}
+
+
+def operand(name: str) -> Reader:
+    """One number of 'add 5 and 7', 'multiply six by seven'."""
+
+    def read(text: str) -> Args | None:
+        said = strip_edges(text)
+        return {name: said} if number_value(said) is not None else None
+
+    return read
+
+
+def operation(args: Args) -> Args | None:
+    """'add 5 and 7' -> expression '5 plus 7' (the calculator reads spoken operators)."""
+    if "left" not in args:
+        return args
+    found = expression(f"{args.pop('left')} {args.pop('op')} {args.pop('right')}")
+    return None if found is None else args | found
+
+
+def quantity(text: str) -> Args | None:
+    found = split_quantity(strip_edges(text))
+    if found is None:
+        return None
+    try:
+        calculator.find_unit(found[1])
+    except ToolError:
+        return None
+    return {"value": found[0], "from_unit": found[1]}
+
+
+def to_unit(text: str) -> Args | None:
+    unit = without_articles(text)
+    try:
+        calculator.find_unit(unit)
+    except ToolError:
+        return None
+    return {"to_unit": unit}
+
+
+def unit_check(args: Args) -> bool:
+    """A conversion between two units of the same kind (not miles to kilograms)."""
+    try:
+        calculator.convert(float(args["value"]), args["from_unit"], args["to_unit"])
+    except (ToolError, KeyError, ValueError):
+        return False
+    return True

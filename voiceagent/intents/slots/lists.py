@@ -1,0 +1,38 @@
+"""Readers of the list and note slots: the items, the list's name, the note's text."""
+
+from __future__ import annotations
+
+from voiceagent.intents.slots.text import Args, is_term, strip_edges, without_articles
+from voiceagent.language import lexicon
+
+
+def items(text: str) -> Args | None:
+    """What to add to or remove from a list, in the user's words ('apples, milk and eggs')."""
+    said = without_articles(text)
+    low = said.lower()
+    if (not said or is_term("anaphora", low) or len(said.split()) > 12
+            or lexicon().has("item_stop", low)):
+        return None
+    return {"items": said}
+
+
+def list_name(text: str) -> Args | None:
+    name = without_articles(text).lower()
+    words = name.replace("-", " ").split()
+    if name in ("to do", "to-do", "todo"):
+        return {"list_name": name}
+    if (not words or len(words) > 3 or lexicon().words("list_stop") & set(words)
+            or ("to" in words and "do" not in words)):
+        return None
+    return {"list_name": name}
+
+
+def note_text(text: str) -> Args | None:
+    said = strip_edges(text)
+    first = said.lower().split()[0] if said else ""
+    lex = lexicon()
+    if (not said or is_term("anaphora", said) or is_term("note_down", said)
+            or first in lex.words("note_first_stop")  # "leave a note for the cleaner"
+            or first in lex.words("reminiscing")):  # "remember that time we went to Paris?"
+        return None
+    return {"text": said}

@@ -1,0 +1,48 @@
+"""Readers of the slots in the sentences we decline (replies.yaml): who, what, where.
+
+They only check that the words fit; the reply says why we cannot help, so they give no
+arguments.
+"""
+
+from __future__ import annotations
+
+import re
+
+from voiceagent.intents.slots.text import Args, is_term, strip_edges, without_articles
+from voiceagent.language import lexicon, tokens
+
+
+def contact(text: str) -> Args | None:
+    who = without_articles(text).lower()
+    if not who or who.split()[0] in lexicon().words("not_contacts"):
+        return None
+    return {}
+
+
+def device_name(text: str) -> Args | None:
+    what = without_articles(text).lower()
+    if (not what or is_term("anaphora", what) or len(what.split()) > 4
+            or lexicon().has("not_devices", what)):
+        return None
+    return {}
+
+
+def anything(_text: str) -> Args | None:
+    return {}
+
+
+def somewhere(text: str) -> Args | None:
+    """A place named in a refusal ("weather in New York"): a few words, not a second question."""
+    where = strip_edges(text)
+    if (not where or len(where.split()) > 5 or re.search(r"[?!.;]", where)
+            or lexicon().has("not_places", where)):
+        return None
+    return {}
+
+def mentions_own_tools(text: str) -> bool:
+    """Timers, alarms, lists and notes are ours: never refuse a sentence naming them."""
+    lex = lexicon()
+    said = tokens(text)
+    own = lex.find("own_tools", said)
+    shadowed = {i for start, end in lex.find("not_own_tools", said) for i in range(start, end)}
+    return any(start not in shadowed for start, _end in own)

@@ -1,0 +1,134 @@
+"""Readers of the timer, alarm and clock slots: lengths, names, clock times, days, places."""
+
+from __future__ import annotations
+
+import re
+
+from voiceagent.errors import ToolError
+from voiceagent.intents.numbers import duration_seconds
+from voiceagent.intents.slots.text import Args, is_term, strip_edges, without_articles
+from voiceagent.language import lexicon
+from voiceagent.ports import Clock
+from voiceagent.tools import clock, timers
+from voiceagent.tools.words import numbers_in, parse_clock_time, spoken_duration
+from voiceagent.wallclock import SystemClock
+
+MAX_TIMER_SECONDS = 7 * 86400
+
+
+def duration(text: str) -> Args | None:
+    seconds = duration_seconds(text)
+    if seconds is None or not 1 <= seconds <= MAX_TIMER_SECONDS:
+        return None
+    return {"duration": spoken_duration(seconds)}
+
+
+def label(text: str) -> Args | None:
+    """A timer's or alarm's name: a few words that are not themselves an amount of time."""
+    words = without_articles(text)
+    if (not words or len(words.split()) > 8 or is_term("anaphora", words)
+            or is_term("not_names", words) or re.search(r"[,;:]|\d", numbers_in(words.lower()))
+            or lexicon().has("label_stop", words)):
+        return None
+    return {"label": words}
+
+
+def duration_label(text: str) -> Args | None:
+    """'10 minute pasta' -> 10 minutes, label 'pasta'; '5 minute' -> 5 minutes."""
+    words = strip_edges(text).split()
+    for cut in range(len(words), 0, -1):
+        length = duration(" ".join(words[:cut]))
+        if length is None:
+            continue
+        rest = " ".join(words[cut:])
+        if not rest:
+            return length
+        named = label(rest)
+        return None if named is None else length | named
+    return None
+
+
+def which_timer(text: str) -> Args | None:
+    """The timer to cancel, as the timer tool names them ('pasta', '5 minute')."""
+    words = without_articles(text)
+    if not words or is_term("anaphora", words) or len(words.split()) > 5:
+        return None
+    words = numbers_in(words.lower())
+    words = re.sub(r"\b(second|minute|hour)s\b", r"\1", words.replace("-", " "))
+    return {"which": words}
+
+
+def which_alarm(text: str) -> Args | None:
+    """The alarm to cancel: its label, or its time as the timer tool says it ('7:00 am')."""
+    named = which_timer(text)
+    if named is None:
+        return None
+    said = without_articles(text)
+    if re.search(r"\b(?:past|quarter|to|of)\b", said, re.I):
+        said = _clock_words(said)
+    try:
+        hour, minute, half = parse_clock_time(said)
+    except ToolError:
+        return {"which": f"{named['which']} alarm"}
+    if not half and (hour > 12 or hour == 0):
+        half = "pm" if hour > 12 else "am"
+    shown = f"{hour % 12 or 12}:{minute:02d}" if half else f"{hour}:{minute:02d}"
+    return {"which": f"{shown}{' ' + half if half else ''} alarm"}
+
+
+def _clock_words(text: str) -> str:
+    """'half past seven' -> '7:30', 'quarter to eight' -> '7:45' (the clock tools read digits)."""
+    t = numbers_in(text.lower())
+    t = re.sub(r"\bhalf past (\d{1,2})\b", r"\1:30", t)
+    t = re.sub(r"\b(?:a )?quarter past (\d{1,2})\b", r"\1:15", t)
+    t = re.sub(r"\b(?:a )?quarter (?:to|of) (\d{1,2})\b",
+               lambda m: f"{(int(m[1]) - 1) % 12 or 12}:45", t)
+    t = re.sub(r"\b(\d{1,2}) (?:minutes )?past (\d{1,2})\b",
+               lambda m: f"{m[2]}:{int(m[1]):02d}", t)
+    return t
+
+
+def time_of_day(text: str, clock: Clock | None = None) -> Args | None:
+    """A clock time ('7:30 am', 'seven thirty', 'half past 7') or a time from now ('10
+    minutes')."""
+    t = strip_edges(text)
+    if re.search(r"\b(?:past|quarter|to|of)\b", t, re.I):
+        t = _clock_words(t)
+    relative = re.match(r"in\s+(.+)", t, re.I)
+    seconds = duration_seconds(relative.group(1) if relative else t)
+    if seconds is not None:
+        return {"time": f"in {spoken_duration(seconds)}"} if seconds >= 1 else None
+    try:
+        parse_clock_time(timers.said_day(t, (clock or SystemClock()).now())[0])  # "7 am tomorrow"
+    except ToolError:
+        return None
+    return {"time": t}
+
+
+def place(text: str) -> Args | None:
+    where = strip_edges(text)
+    if not where or len(where.split()) > 4:
+        return None
+    where = without_articles(where)
+    kinds = lexicon().words("place_kinds")
+    bare = where.rsplit(" ", 1)[0] if where.split()[-1:] and where.split()[-1].lower() in kinds \
+        else where
+    tries = [where, bare, where.split(",")[0].strip()]
+    for name in tries:
+        try:
+            clock.find_zone(name)
+        except ToolError:
+            continue
+        return {"place": name}
+    return None
+
+
+def relative_day(text: str, now: Clock | None = None) -> Args | None:
+    """"tomorrow", "in three days", "next Friday", "Christmas", "July 4th": passed as the
+    clock's place, which answers with that day's date (tools/clock.py)."""
+    said = strip_edges(text)
+    today = (now or SystemClock()).now()
+    if clock.days_ahead(said, today) is None and clock.calendar_day(said) is None:
+        return None
+    return {"place": said}
+
