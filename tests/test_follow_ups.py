@@ -49,7 +49,9 @@ class Session:
 
     def __init__(self, tools: ToolRegistry) -> None:
         self.tools = tools
-        self.agent = Agent(ScriptedChatModel(), tools, AgentConfig(), Events(),
+        self.model = ScriptedChatModel()
+        """Answers only what a test enqueues: a turn the templates miss fails otherwise."""
+        self.agent = Agent(self.model, tools, AgentConfig(), Events(),
                            local=LocalCommands(tools))
         self.history: list[Message] = []
 
@@ -116,3 +118,83 @@ def test_which_one_is_answered_by_name_from_what_was_offered(tools):
 def test_nothing_to_point_at_leaves_it_to_the_templates_and_the_model(tools):
     s = Session(tools)
     assert s.say("Cancel that.") == "OK."  # never mind: no exchange to undo
+
+
+# --- more of the same: "and grapes" after an add -------------------------------------------------
+
+
+def calls_of_last_turn(s: Session) -> list[tuple[str, dict[str, Any]]]:
+    last_user = max(i for i, m in enumerate(s.history) if m.role == "user")
+    return [(c.name, c.args) for m in s.history[last_user:] for c in m.calls]
+
+
+@pytest.mark.parametrize("said, item", [("and grapes", "grapes"),
+                                        ("Oh and also sponges.", "sponges"),
+                                        ("also two bananas", "two bananas"),
+                                        ("also some bread please", "bread"),
+                                        ("nails as well", "nails"),
+                                        ("Alexa, and grapes too.", "grapes")])
+def test_a_continuation_puts_more_on_the_list_just_added_to(tools, said, item):
+    s = Session(tools)
+    s.say("Add milk to my hardware list.")
+    assert item in s.say(said).lower()  # answered locally: the scripted model has no reply
+    assert calls_of_last_turn(s) == [("add_to_list", {"list_name": "hardware", "items": item})]
+    assert s.read("hardware").lower().endswith(f"milk and {item}.")
+    assert "no shopping list" in s.read().lower()  # nothing written anywhere else
+
+
+def test_a_continuation_after_a_removal_takes_more_off(tools):
+    s = Session(tools)
+    s.say("Add milk, eggs and flour to my shopping list.")
+    s.say("Take milk off my shopping list.")
+    s.say("and eggs")
+    assert s.read().lower().endswith("1 item: flour.")
+
+
+@pytest.mark.parametrize("said", ["and who wrote hamlet?", "And what's the time?",
+                                  "and that's all", "and set a timer for 5 minutes"])
+def test_a_question_or_command_after_and_is_no_item(tools, said):
+    s = Session(tools)
+    s.say("Add milk to my shopping list.")
+    s.model.enqueue("Shakespeare wrote Hamlet.")
+    s.say(said)
+    assert all(name != "add_to_list" for name, _args in calls_of_last_turn(s))
+    assert s.read().lower().endswith("1 item: milk.")
+
+
+def test_and_grapes_with_no_list_touched_just_before_is_no_list_add(tools):
+    s = Session(tools)
+    s.say("Set a timer for five minutes.")
+    s.model.enqueue("Grapes are a fruit.")
+    assert s.say("and grapes") == "Grapes are a fruit."
+    fresh = Session(tools)
+    fresh.model.enqueue("Grapes?")
+    assert fresh.say("and grapes") == "Grapes?"
+    assert "no shopping list" in fresh.read().lower()
+
+
+def test_grapes_without_a_cue_is_left_to_the_model(tools):
+    s = Session(tools)
+    s.say("Add milk to my shopping list.")
+    s.model.enqueue("Grapes?")
+    assert s.say("grapes") == "Grapes?"
+
+
+def test_another_one_for_a_length_sets_one_more_timer(tools):
+    s = Session(tools)
+    s.say("Set a pasta timer for 10 minutes.")
+    s.say("And another one for five minutes.")
+    assert "10 minute pasta timer" in s.timers() and "5 minute timer" in s.timers()
+    s.say("Set another one for 25 minutes.")
+    assert "3 timers" in s.timers() and "25 minute timer" in s.timers()
+    s.model.enqueue("For how long?")
+    assert s.say("and another one for the eggs") == "For how long?"  # no length: not clean
+    assert "3 timers" in s.timers()
+
+
+def test_another_one_for_a_length_after_a_list_add_is_no_item(tools):
+    s = Session(tools)
+    s.say("Add milk to my shopping list.")
+    s.model.enqueue("Another what?")
+    assert s.say("and another one for ten minutes") == "Another what?"
+    assert s.read().lower().endswith("1 item: milk.")

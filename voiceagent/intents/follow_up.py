@@ -1,6 +1,7 @@
 """Commands that point back at what the last exchange did: "cancel it" right after a timer,
 "make it 12 minutes", "sorry, I meant margarine, not butter", "what's on it now?", "the
-pasta one" after "Which one?", "now add a hundred to that".
+pasta one" after "Which one?", "now add a hundred to that", "and grapes" after milk was
+put on a list.
 
 The sentences are templates (language/en/follow_ups.yaml); what "it" is comes from the
 typed references the last exchange's tools returned (agent/outcome.py), never from their
@@ -17,12 +18,13 @@ from datetime import datetime
 
 import yaml
 from hassil import Intents, recognize_all
+from hassil.recognize import RecognizeResult
 
 from voiceagent.agent.messages import Message
 from voiceagent.agent.outcome import Ref
 from voiceagent.intents import slots
 from voiceagent.intents.match import LocalMatch
-from voiceagent.intents.normalize import clean
+from voiceagent.intents.normalize import opened
 from voiceagent.intents.numbers import number_value
 from voiceagent.language import lexicon, tokens
 from voiceagent.ports import Clock
@@ -32,6 +34,10 @@ from voiceagent.tools.words import spoken_duration
 log = logging.getLogger(__name__)
 
 FILE = "follow_ups.yaml"
+
+GIVE_WAY = frozenset({"timer_which", "list_more", "timer_more", "alarm_more"})
+"""Follow-ups that give way to a command the sentence is by itself: "Cancel all of them."
+answers "Which one?" on its own, "and set an alarm for 7" after a timer is that alarm."""
 
 
 @dataclass(frozen=True)
@@ -60,18 +66,21 @@ class FollowUps:
         self.clock = clock
         data = yaml.safe_load(lexicon().file(FILE).read_text(encoding="utf-8"))
         self._follow = {name: spec["follow"] for name, spec in data["intents"].items()}
+        self._cue = {name: spec["cue"] for name, spec in data["intents"].items() if "cue" in spec}
+        data.setdefault("expansion_rules", {}).update(
+            {name: _rule(name) for name in data.pop("sets", ())})
         data["intents"] = {name: {"data": spec["data"]} for name, spec in data["intents"].items()}
         self._intents = Intents.from_dict(data)
         self._do: dict[str, Callable[[Pointer, list[Ref]], list[LocalMatch]]] = {
             "cancel": self._cancel, "undo": self._undo, "change": self._change,
             "correct": self._correct, "read": self._read, "which": self._which,
-            "arith": self._arith}
+            "arith": self._arith, "more": self._more}
 
     def calls(self, text: str, history: Sequence[Message]) -> list[LocalMatch]:
         """The calls `text` asks for on what the last exchange did; [] when it does not
         point back, or points at nothing this can act on."""
         refs = last_refs(history)
-        said = clean(text)
+        aside, said = opened(text)
         if not refs or not said:
             return []
         try:
@@ -81,6 +90,9 @@ class FollowUps:
             log.exception("matching a follow-up failed on %r", said)
             return []
         for reading in readings:
+            cue = self._cue.get(reading.intent.name)
+            if cue is not None and not _cued(cue, aside, said, reading):
+                continue
             pointer = Pointer(self._follow[reading.intent.name], {
                 e.name: (said[e.text_span[0]:e.text_span[1]] if e.is_wildcard and e.text_span
                          else str(e.value)) for e in reading.entities_list})
@@ -170,6 +182,40 @@ class FollowUps:
         found = slots.expression(expression)
         return [LocalMatch("calculate", "calculate", found)] if found else []
 
+    def _more(self, pointer: Pointer, refs: list[Ref]) -> list[LocalMatch]:
+        """The last thing done again on the same target: "and grapes" after an add puts
+        grapes on that list, after a removal takes them off; "and another one for ten
+        minutes" after a timer sets one more (without the first one's label)."""
+        if "more" in pointer.words:
+            return self._more_items(pointer.words["more"], refs)
+        made = [r for r in refs if r.kind in ("timer", "alarm") and r.action == "made"]
+        new = pointer.words.get("new", "")
+        if len(made) != 1:
+            return []
+        if made[0].kind == "timer":
+            length = slots.duration(new)
+            return [LocalMatch("timer_more", "set_timer", length)] if length else []
+        at = slots.time_of_day(new, self.clock)
+        return [LocalMatch("alarm_more", "set_alarm", at)] if at else []
+
+    @staticmethod
+    def _more_items(more: str, refs: list[Ref]) -> list[LocalMatch]:
+        """`more` on the one list the last exchange added to, or off the one it took from;
+        only when `more` reads as items the way the list templates read them, and starts
+        no question or command ("and who wrote hamlet?" is no item)."""
+        touched = {(r.key, r.action) for r in refs if r.kind == "list"}
+        words = tokens(more)
+        if (len(touched) != 1 or not words
+                or any(lexicon().is_one("no_item_first", words[:n]) for n in (1, 2))):
+            return []
+        [(key, action)] = touched
+        found = slots.items(more)
+        if found is None or action not in ("added", "removed"):
+            return []
+        if action == "added":
+            return [LocalMatch("list_more", "add_to_list", {"list_name": key, **found})]
+        return [LocalMatch("list_more", "remove_from_list", {"list_name": key, **found})]
+
     # -- shared ------------------------------------------------------------------------------
 
     def _reset(self, thing: Ref, new: str) -> list[LocalMatch]:
@@ -208,3 +254,21 @@ def _same_item(a: str, b: str) -> bool:
         return [w.rstrip("s") for w in tokens(text) if w not in lexicon().words("articles")]
     return bool(norm(a)) and norm(a) == norm(b)
 
+
+
+def _cued(cue: str, aside: str, said: str, reading: RecognizeResult) -> bool:
+    """A term of the word set `cue` is among the asides clean() dropped (`aside`: "oh and
+    grapes") or in the words of the sentence itself, outside its slots ("grapes too", "set
+    another one for 5 minutes")."""
+    spans = sorted(e.text_span for e in reading.entities_list if e.is_wildcard and e.text_span)
+    parts, at = [aside], 0
+    for start, end in spans:
+        parts.append(said[at:start])
+        at = max(at, end)
+    parts.append(said[at:])
+    return any(lexicon().has(cue, part) for part in parts)
+
+
+def _rule(name: str) -> str:
+    """The lexicon's word set `name` as a hassil rule: "(and|also|as well|...)"."""
+    return "(" + "|".join(lexicon().phrases(name)) + ")"

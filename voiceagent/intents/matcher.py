@@ -20,7 +20,7 @@ from hassil.recognize import RecognizeResult
 from voiceagent.agent.messages import Message, ToolCall
 from voiceagent.agent.tools import ToolRegistry
 from voiceagent.intents import slots
-from voiceagent.intents.follow_up import FollowUps
+from voiceagent.intents.follow_up import GIVE_WAY, FollowUps
 from voiceagent.intents.match import LocalMatch
 from voiceagent.intents.normalize import clean
 from voiceagent.language import lexicon
@@ -110,8 +110,8 @@ class LocalCommands:
         """The commands `text` gives by pointing at the last exchange ("cancel it" after a
         timer was set); [] otherwise (intents/follow_up.py)."""
         found = self._follow_ups.calls(text, history)
-        if found and found[0].intent == "timer_which" and self.match(text) is not None:
-            return []  # "Never mind.", "Cancel all of them." answer "Which one?" themselves
+        if found and found[0].intent in GIVE_WAY and self.match(text) is not None:
+            return []  # "Never mind." answers "Which one?"; "and what's the time?" asks it
         return found if all(m.tool is None or m.tool in self.registry for m in found) else []
 
     def match(self, text: str) -> LocalMatch | None:

@@ -36,14 +36,25 @@ _EDGE = "\"'.,!?;:…-–— \t\n"
 def clean(text: str) -> str:
     """'Um, hey, could you add apples to my shopping list, please?' ->
     'add apples to my shopping list'."""
+    return opened(text)[1]
+
+
+def opened(text: str) -> tuple[str, str]:
+    """(what clean() drops from the start of `text`, what it keeps): "Oh and also sponges"
+    -> ("Oh and also", "sponges"). The asides dropped are no part of a command, but one may
+    say that the request goes on from the last one (intents/follow_up.py reads them)."""
     t = text.replace("\u2019", "'").replace("\u2018", "'")
     t = " ".join(t.split())
     t = _HESITATION.sub("", t)
     t = _ANYWHERE.sub(" ", t)
     t = " ".join(t.split()).strip(_EDGE)
+    dropped: list[str] = []
     while True:
         before = t
-        t = _LEADING.sub("", t).strip(_EDGE)
+        found = _LEADING.match(t)
+        if found:
+            dropped.append(found.group(0).strip(_EDGE))
+            t = t[found.end():].strip(_EDGE)
         t = _TRAILING.sub("", t).strip(_EDGE)
         if t == before:
-            return t
+            return " ".join(dropped), t
