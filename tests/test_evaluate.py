@@ -17,6 +17,7 @@ from voiceagent.agent.loop import Agent
 from voiceagent.agent.messages import ToolCall
 from voiceagent.agent.session import SessionStore
 from voiceagent.assistant import Assistant
+from voiceagent.bench.cases import REFUSE, Case, Setup, load_cases
 from voiceagent.bench.evaluate import (
     CORPUS,
     Run,
@@ -28,19 +29,10 @@ from voiceagent.bench.evaluate import (
     tally,
     to_json,
 )
-from voiceagent.bench.judge import (
-    DESTRUCTIVE,
-    REFUSE,
-    Call,
-    Case,
-    Observed,
-    Setup,
-    error_aloud,
-    judge,
-    list_key,
-    load_cases,
-    matches,
-)
+from voiceagent.bench.judge import DESTRUCTIVE, judge
+from voiceagent.bench.leaks import error_aloud
+from voiceagent.bench.matching import list_key, matches
+from voiceagent.bench.observed import Call, Observed
 from voiceagent.cli import main
 from voiceagent.config import Config, PathsConfig
 from voiceagent.testing import FakeSynthesizer, RecordingPlayer, ScriptedChatModel, calls

@@ -22,8 +22,10 @@ from typing import Any
 
 from voiceagent.agent.events import Events
 from voiceagent.assistant import Assistant
-from voiceagent.bench.judge import Case, Observed, Verdict, judge, load_cases
+from voiceagent.bench.cases import Case, load_cases
+from voiceagent.bench.judge import Verdict, judge
 from voiceagent.bench.observe import observe_turn, run_setup
+from voiceagent.bench.observed import Observed
 from voiceagent.config import Config
 from voiceagent.errors import VoiceAgentError
 

@@ -23,8 +23,8 @@ from voiceagent.bench.evaluate import (
     with_local,
     write_json,
 )
-from voiceagent.bench.judge import Observed
 from voiceagent.bench.observe import observe_turn, observed_from, run_setup
+from voiceagent.bench.observed import Observed
 from voiceagent.bench.sessions import (
     Session,
     SessionVerdict,
