@@ -21,7 +21,7 @@ from typing import Any
 
 from voiceagent.bench.cases import NONE, Case
 from voiceagent.bench.claims import unbacked
-from voiceagent.bench.evaluate import (
+from voiceagent.bench.harness import (
     LOCAL_LABEL,
     evaluation_config,
     fresh_assistant,
