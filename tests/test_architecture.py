@@ -24,7 +24,6 @@ TO_BE_SPLIT = {
     # To be split: each holds two jobs or more and is being changed on another branch, where
     # it may pass MAX_LINES before the split lands. Exempt from MAX_LINES until then; once
     # one is under SMALL_LINES the test says to take it out, so this list can only shrink.
-    "voiceagent.bench.run",
     "voiceagent.intents.slots",
     "voiceagent.sound.recorder",
 }
