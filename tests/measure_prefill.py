@@ -113,7 +113,7 @@ class Run:
 
 
 def clips() -> list[tuple[str, Path]]:
-    from voiceagent.bench.run import QUESTIONS_DIR
+    from voiceagent.bench.spoken_questions import QUESTIONS_DIR
 
     out = [(f"bench/{p.stem}", p) for p in sorted(QUESTIONS_DIR.glob("*.wav"))]
     labels = json.loads((SHARED / "commands" / "labels.json").read_text())

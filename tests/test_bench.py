@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from voiceagent.bench.report import word_errors
-from voiceagent.bench.run import QUESTIONS_DIR, load_questions, run_bench
+from voiceagent.bench.run import run_bench
+from voiceagent.bench.spoken_questions import QUESTIONS_DIR, load_questions
 from voiceagent.config_file import config_from_dict
 
 

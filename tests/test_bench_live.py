@@ -24,8 +24,8 @@ from voiceagent.bench.live import LiveOptions, run_live
 from voiceagent.bench.live_report import peer_ratios, render_live, summarize_live
 from voiceagent.bench.live_turn import EventClock
 from voiceagent.bench.onset import FRAME_S, first_sound, reply_onset, speech_span
-from voiceagent.bench.run import QUESTIONS_DIR
 from voiceagent.bench.scoring import slot_recall, verdict
+from voiceagent.bench.spoken_questions import QUESTIONS_DIR
 from voiceagent.bench.words import align, words_span
 from voiceagent.config_file import config_from_dict
 from voiceagent.errors import VoiceAgentError

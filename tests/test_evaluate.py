@@ -17,30 +17,14 @@ from voiceagent.agent.loop import Agent
 from voiceagent.agent.messages import ToolCall
 from voiceagent.agent.session import SessionStore
 from voiceagent.assistant import Assistant
-from voiceagent.bench.evaluate import (
-    CORPUS,
-    Run,
-    intent_table,
-    markdown_summary,
-    observe,
-    pick,
-    run_evaluate,
-    tally,
-    to_json,
-)
-from voiceagent.bench.judge import (
-    DESTRUCTIVE,
-    REFUSE,
-    Call,
-    Case,
-    Observed,
-    Setup,
-    error_aloud,
-    judge,
-    list_key,
-    load_cases,
-    matches,
-)
+from voiceagent.bench.cases import REFUSE, Case, Setup, load_cases
+from voiceagent.bench.evaluate import CORPUS, observe, pick, run_evaluate
+from voiceagent.bench.evaluate_report import intent_table, markdown_summary, tally, to_json
+from voiceagent.bench.judge import DESTRUCTIVE, judge
+from voiceagent.bench.leaks import error_aloud
+from voiceagent.bench.matching import list_key, matches
+from voiceagent.bench.observed import Call, Observed
+from voiceagent.bench.passes import Run
 from voiceagent.cli import main
 from voiceagent.config import Config, PathsConfig
 from voiceagent.testing import FakeSynthesizer, RecordingPlayer, ScriptedChatModel, calls

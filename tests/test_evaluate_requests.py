@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from voiceagent.bench.claims import unbacked
-from voiceagent.bench.judge import Call, Observed, Pending
+from voiceagent.bench.observed import Call, Observed, Pending
 from voiceagent.bench.phrases import load_phrases, refuses
 from voiceagent.bench.slurp import (
     INTENTS,
@@ -254,7 +254,7 @@ def test_a_run_through_the_real_turn_is_judged_saved_and_judged_again(
 
 
 def test_a_follow_up_naming_a_timer_by_its_id_invents_nothing() -> None:
-    from voiceagent.bench.judge import invented_values
+    from voiceagent.bench.grounding import invented_values
 
     scrap = Observed("Cancelled the 20 minute timer.", (
         Call("cancel_timer", {"which": "706b251b"}, "Cancelled the 20 minute timer."),))

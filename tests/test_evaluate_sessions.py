@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from voiceagent.agent.messages import ToolCall
+from voiceagent.bench.cases import ANY, NONE, Case
 from voiceagent.bench.general import GENERAL, load_general, run_general
-from voiceagent.bench.judge import ANY, NONE, Call, Case, Observed, Pending
+from voiceagent.bench.observed import Call, Observed, Pending
 from voiceagent.bench.sessions import End, Session, end_problems, judge_session, load_sessions
 from voiceagent.bench.sessions_run import SESSIONS, pick, rejudge, run_sessions
 from voiceagent.cli import main

@@ -89,7 +89,7 @@ def test_the_wheel_carries_the_package_data(wheel: Path) -> None:
 def test_installed_package_lists_models_from_any_directory(installed: Path,
                                                            tmp_path: Path) -> None:
     where = run(installed, tmp_path, str(installed / "python"), "-c",
-                "import voiceagent.bench.run as b, voiceagent.models as m; "
+                "import voiceagent.bench.spoken_questions as b, voiceagent.models as m; "
                 "print(m.MANIFEST); print(len(b.load_questions(b.QUESTIONS_DIR)))")
     assert where.returncode == 0, where.stderr
     manifest, questions = where.stdout.split()

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from voiceagent.bench.judge import Call, normal
+from voiceagent.bench.matching import normal
+from voiceagent.bench.observed import Call
 from voiceagent.bench.phrases import ClaimClass, found, phrases
 from voiceagent.language.lexicon import tokens
 from voiceagent.speech.sentences import SentenceSplitter

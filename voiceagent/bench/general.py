@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from voiceagent.bench.cases import NONE, Case
 from voiceagent.bench.claims import unbacked
-from voiceagent.bench.evaluate import (
+from voiceagent.bench.harness import (
     LOCAL_LABEL,
     evaluation_config,
     fresh_assistant,
@@ -29,8 +30,9 @@ from voiceagent.bench.evaluate import (
     with_local,
     write_json,
 )
-from voiceagent.bench.judge import NONE, Case, Observed, Verdict, judge
+from voiceagent.bench.judge import Verdict, judge
 from voiceagent.bench.observe import observe_turn
+from voiceagent.bench.observed import Observed
 from voiceagent.config import Config
 from voiceagent.errors import VoiceAgentError
 

@@ -37,7 +37,8 @@ from voiceagent.bench.capture import Capture
 from voiceagent.bench.clips import Clip, glue, load_clips, sample
 from voiceagent.bench.live_report import render_live, summarize_live, typical_turns
 from voiceagent.bench.live_turn import EventClock, Rig, measure_kiosk
-from voiceagent.bench.run import QUESTIONS_DIR, bench_config
+from voiceagent.bench.run import bench_config
+from voiceagent.bench.spoken_questions import QUESTIONS_DIR
 from voiceagent.config import Config
 from voiceagent.errors import VoiceAgentError
 

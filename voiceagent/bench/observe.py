@@ -15,7 +15,8 @@ from typing import Any
 from voiceagent.agent.events import Event
 from voiceagent.agent.messages import ToolCall
 from voiceagent.assistant import Assistant
-from voiceagent.bench.judge import Call, Observed, Pending, Setup
+from voiceagent.bench.cases import Setup
+from voiceagent.bench.observed import Call, Observed, Pending
 from voiceagent.errors import VoiceAgentError
 
 

@@ -7,6 +7,7 @@ asks the assistant to forget it at its end), so both send identical prompts, and
 pipeline goes first alternates per question, so the server's prompt cache favours neither.
 Playback keeps real-time pace but is discarded: "first audio" is when the first sample
 would be heard. `bench --live` (live.py) measures the same turn on real sound devices.
+The pipelines are built in pipelines.py, timed by timing.py and machine.py.
 
 streaming:  STT -> LLM text streamed into sentences -> TTS -> playback, all overlapping
 sequential: STT -> the complete LLM reply -> TTS sentence by sentence -> playback
@@ -18,186 +19,20 @@ import dataclasses
 import json
 import os
 import platform
-import re
-import resource
 import sys
 import tempfile
-import threading
-import time
-from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from voiceagent.agent.events import Event, Events
-from voiceagent.agent.messages import Message, Reply, ToolChoice, ToolSpec
-from voiceagent.assistant import Assistant
-from voiceagent.audio import Audio, load_audio
-from voiceagent.bench.report import render_table, summarize, turn_figures, typical_pair, word_errors
+from voiceagent.bench.machine import peak_rss_mb
+from voiceagent.bench.pipelines import build_bench
+from voiceagent.bench.report import render_table, summarize, typical_pair
+from voiceagent.bench.spoken_questions import QUESTIONS_DIR, load_questions
 from voiceagent.config import Config
-from voiceagent.errors import VoiceAgentError
-from voiceagent.ports import ChatModel, Synthesizer
 
 BENCH_MODEL = "qwen2.5-coder-0.5b"
 """The LLM the bench uses when [llm] model is empty: a few minutes on 2 cores."""
-QUESTIONS_DIR = Path(__file__).resolve().parent / "questions"
-"""The bundled spoken questions (qNN.wav with the expected transcript in qNN.txt)."""
-
-
-@dataclass(frozen=True)
-class Question:
-    """One spoken question and what was said in it."""
-
-    name: str
-    audio: Audio
-    expected: str
-
-
-def load_questions(directory: Path) -> list[Question]:
-    """Every NAME.wav in `directory` with its transcript NAME.txt, in name order."""
-    wavs = sorted(directory.glob("*.wav"))
-    if not wavs:
-        raise VoiceAgentError(f"{directory}: no .wav questions found; --wav-dir takes a folder "
-                              "of WAV files, each with its expected transcript in NAME.txt")
-    questions = []
-    for wav in wavs:
-        txt = wav.with_suffix(".txt")
-        if not txt.is_file():
-            raise VoiceAgentError(f"{txt}: missing; write what is said in {wav.name} into it")
-        questions.append(Question(wav.stem, load_audio(wav), txt.read_text("utf-8").strip()))
-    return questions
-
-
-class StageLog:
-    """Start and end (monotonic seconds) of each synthesis and playback in the current turn."""
-
-    def __init__(self) -> None:
-        self.spans: list[tuple[str, float, float, float]] = []
-        """(stage, start, end, seconds of audio)."""
-        self._lock = threading.Lock()
-
-    def add(self, stage: str, start: float, audio_s: float) -> None:
-        with self._lock:
-            self.spans.append((stage, start, time.monotonic(), audio_s))
-
-    def take(self) -> list[tuple[str, float, float, float]]:
-        with self._lock:
-            spans, self.spans = self.spans, []
-        return spans
-
-
-class TimedSynthesizer:
-    """Wraps a Synthesizer to log how long each clip took to make (the TTS real-time factor)."""
-
-    def __init__(self, inner: Synthesizer, log: StageLog) -> None:
-        self._inner = inner
-        self._log = log
-
-    def synthesize(self, text: str) -> Iterator[Audio]:
-        clips = iter(self._inner.synthesize(text))
-        while True:
-            start = time.monotonic()
-            clip = next(clips, None)
-            if clip is None:
-                return
-            self._log.add("tts", start, clip.seconds)
-            yield clip
-
-
-class PacedPlayer:
-    """A Player that takes as long as the clip would sound, and discards it."""
-
-    def __init__(self, log: StageLog) -> None:
-        self._log = log
-        self._stop = threading.Event()
-
-    def play(self, audio: Audio) -> None:
-        self._stop.clear()
-        start = time.monotonic()
-        self._stop.wait(audio.seconds)
-        self._log.add("playback", start, audio.seconds)
-
-    def stop(self) -> None:
-        self._stop.set()
-
-
-class WholeReply:
-    """A ChatModel that passes text on only once the reply is complete (the sequential
-    baseline). The first delta is still reported, empty, so the wait for it is timed."""
-
-    def __init__(self, inner: ChatModel) -> None:
-        self._inner = inner
-
-    def complete(self, system: str, messages: Sequence[Message], tools: Sequence[ToolSpec], *,
-                 on_text: Callable[[str], None] | None = None,
-                 cancel: threading.Event | None = None,
-                 tool_choice: ToolChoice = "auto") -> Reply:
-        if on_text is None:
-            return self._inner.complete(system, messages, tools, cancel=cancel,
-                                        tool_choice=tool_choice)
-        parts: list[str] = []
-
-        def hold(delta: str) -> None:
-            if not parts:
-                on_text("")
-            parts.append(delta)
-
-        reply = self._inner.complete(system, messages, tools, on_text=hold, cancel=cancel,
-                                     tool_choice=tool_choice)
-        if parts:
-            on_text("".join(parts))
-        return reply
-
-    def __getattr__(self, name: str) -> Any:  # close() and the like
-        return getattr(self._inner, name)
-
-
-class TurnLog:
-    """Every event of the current turn, and the monotonic time its clock started."""
-
-    def __init__(self) -> None:
-        self.events: list[Event] = []
-        self.t0 = 0.0
-
-    def __call__(self, event: Event) -> None:
-        if event.type == "turn_start":
-            self.t0 = time.monotonic() - event.t
-            self.events = []
-        self.events.append(event)
-
-
-@dataclass
-class Bench:
-    """The two assistants (one per pipeline) and what records their turns."""
-
-    assistants: dict[str, Assistant]
-    """"streaming" and "sequential"."""
-    turn_log: TurnLog
-    stages: StageLog
-    server_pid: int | None
-
-    def turn(self, pipeline: str, q: Question) -> tuple[str, str, str]:
-        """One real turn; the assistant forgets it at its end, so every turn starts empty."""
-        assistant = self.assistants[pipeline]
-        assistant.request_reset()
-        outcome = assistant.answer_audio(q.audio)
-        return outcome.transcript or "", outcome.answer, outcome.stop
-
-    def measure(self, pipeline: str, q: Question, order: int) -> dict[str, Any]:
-        self.stages.take()
-        before = cpu_seconds(self.server_pid)
-        transcript, answer, stop = self.turn(pipeline, q)
-        after = cpu_seconds(self.server_pid)
-        others = (after[0] - before[0]) - (after[1] - before[1]) - (after[2] - before[2])
-        errors, n_words = word_errors(q.expected, transcript)
-        return {
-            "question": q.name, "pipeline": pipeline, "order": order, "stop": stop,
-            "expected": q.expected, "transcript": transcript, "answer": answer,
-            "word_errors": errors, "words": n_words, "audio_s": round(q.audio.seconds, 3),
-            "other_cpu_s": round(max(others, 0.0), 2),
-            **turn_figures(self.turn_log.events, self.turn_log.t0, self.stages.take()),
-        }
 
 
 def bench_config(config: Config, data_dir: Path) -> Config:
@@ -210,39 +45,6 @@ def bench_config(config: Config, data_dir: Path) -> Config:
     paths = dataclasses.replace(config.paths, data_dir=str(data_dir),
                                 models_dir=str(config.models_dir))
     return dataclasses.replace(config, llm=llm, paths=paths)
-
-
-def peak_rss_mb(pid: int | None = None) -> float | None:
-    """Peak resident memory of this process, or of `pid` and its children (/proc VmHWM)."""
-    if pid is None:
-        return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
-    total_kb = 0
-    try:
-        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-        for p in [pid, *map(int, children)]:
-            status = Path(f"/proc/{p}/status").read_text()
-            match = re.search(r"^VmHWM:\s+(\d+) kB", status, re.M)
-            total_kb += int(match.group(1)) if match else 0
-    except OSError:
-        return None
-    return round(total_kb / 1024, 1)
-
-
-def cpu_seconds(server_pid: int | None) -> tuple[float, float, float]:
-    """CPU seconds used so far by the whole machine, this process, and the LLM server: the
-    difference is what other programs took from the bench (a shared machine is noisy)."""
-    tick = os.sysconf("SC_CLK_TCK")
-    busy = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
-    machine = sum(map(int, busy)) - int(busy[3]) - int(busy[4])  # minus idle and iowait
-    mine = sum(os.times()[:2]) * tick
-    server = 0
-    if server_pid is not None:
-        try:
-            fields = Path(f"/proc/{server_pid}/stat").read_text().rsplit(")", 1)[1].split()
-            server = int(fields[11]) + int(fields[12])  # utime, stime
-        except OSError:
-            pass
-    return machine / tick, mine / tick, server / tick
 
 
 def run_bench(config: Config, turns: int, wav_dir: Path | None, json_path: str | None,
@@ -259,7 +61,7 @@ def run_bench(config: Config, turns: int, wav_dir: Path | None, json_path: str |
                                                                        local_commands=False))
         _progress(f"loading models (LLM {config.llm.model or config.llm.provider}) ...")
         config, server_pid = _start_llm(config, stack)
-        bench = _build(config, stack, server_pid)
+        bench = build_bench(config, stack, server_pid)
         load = os.getloadavg()[0]
         if load > 0.5 * len(os.sched_getaffinity(0)):
             _progress(f"note: the machine is busy (load average {load:.1f}); figures will be "
@@ -300,28 +102,6 @@ def _start_llm(config: Config, stack: ExitStack) -> tuple[Config, int | None]:
         stack.callback(server.stop)
     llm = dataclasses.replace(config.llm, base_url=base_url)
     return dataclasses.replace(config, llm=llm), server.pid if server is not None else None
-
-
-def _build(config: Config, stack: ExitStack, server_pid: int | None) -> Bench:
-    from voiceagent.build import build_assistant, build_synthesizer
-    from voiceagent.front_end import BENCH
-
-    stages = StageLog()
-    events = Events()
-    turn_log = TurnLog()
-    events.subscribe(turn_log)
-    synthesizer = TimedSynthesizer(build_synthesizer(config), stages)
-    assistants = {}
-    for pipeline in ("streaming", "sequential"):
-        # one session each: a session file is locked by the assistant that uses it
-        session = dataclasses.replace(config.session, name=f"bench-{pipeline}")
-        assistants[pipeline] = build_assistant(
-            dataclasses.replace(config, session=session), stack, front_end=BENCH,
-            player=PacedPlayer(stages), events=events, synthesizer=synthesizer,
-            allow_demo=False)
-    sequential = assistants["sequential"].agent
-    sequential.model = WholeReply(sequential.model)
-    return Bench(assistants, turn_log, stages, server_pid)
 
 
 def _setup(config: Config, turns: int, questions: int) -> dict[str, Any]:

@@ -9,8 +9,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from voiceagent.agent.events import Event
+from voiceagent.bench.cases import REFUSE, Case
 from voiceagent.bench.clips import Clip
-from voiceagent.bench.judge import REFUSE, Call, Case, Observed, judge, normal
+from voiceagent.bench.judge import judge
+from voiceagent.bench.matching import normal
+from voiceagent.bench.observed import Call, Observed
 from voiceagent.frontends import asks_back
 
 

@@ -15,17 +15,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from voiceagent.bench.cases import ANY, NONE, Case, Setup
 from voiceagent.bench.claims import unbacked
-from voiceagent.bench.judge import (
-    ANY,
-    NONE,
-    Case,
-    Observed,
-    Setup,
-    Verdict,
-    judge,
-    normal,
-)
+from voiceagent.bench.judge import Verdict, judge
+from voiceagent.bench.matching import normal
+from voiceagent.bench.observed import Observed
 from voiceagent.errors import ToolError, VoiceAgentError
 from voiceagent.language.lexicon import tokens
 from voiceagent.tools.clock import WEEKDAYS

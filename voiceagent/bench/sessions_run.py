@@ -10,21 +10,13 @@ from __future__ import annotations
 import dataclasses
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from voiceagent.bench.evaluate import (
-    LOCAL_LABEL,
-    evaluation_config,
-    fresh_assistant,
-    local_settings,
-    serving,
-    with_local,
-    write_json,
-)
-from voiceagent.bench.judge import Observed
+from voiceagent.bench.harness import evaluation_config, fresh_assistant
 from voiceagent.bench.observe import observe_turn, observed_from, run_setup
+from voiceagent.bench.observed import Observed
+from voiceagent.bench.passes import Report, Run, part_of, run_passes, show_rejudged
 from voiceagent.bench.sessions import (
     Session,
     SessionVerdict,
@@ -68,38 +60,19 @@ def run_sessions(config: Config, path: Path = SESSIONS, *, model: str | None = N
                  out: Callable[[str], None] = print) -> int:
     """Run the sessions of `path` (its `part` = (K, N): every N-th from the K-th), print each
     turn and the tables, write --json."""
-    sessions = pick(load_sessions(path), limit, style)[part[0] - 1::part[1]]
+    sessions = part_of(pick(load_sessions(path), limit, style), part)
     if not sessions:
         raise VoiceAgentError(f"no sessions in {path} match --intent {style!r}")
     config = evaluation_config(config, model)
-    name = config.llm.model or "default model"
-    runs: list[dict[str, Any]] = []
 
-    def save() -> None:
-        if json_path:
-            write_json(json_path, {"sessions": str(path), "runs": [
-                {"model": r["model"], "local_commands": r["local"]} | to_json(r["verdicts"])
-                for r in runs], "markdown": markdown(runs)})
+    def saved(runs: Sequence[Run[SessionVerdict]]) -> dict[str, Any]:
+        return {"sessions": str(path), "runs": [
+            {"model": r.model, "local_commands": r.local_commands} | to_json(r.verdicts)
+            for r in runs], "markdown": markdown(runs)}
 
-    with ExitStack() as stack:
-        config, alive = serving(config, stack)
-        for setting in local_settings(config, local, out):
-            run_config = with_local(config, setting)
-            out(f"== {name}, local commands {LOCAL_LABEL[setting]}: {len(sessions)} sessions, "
-                f"{sum(len(s.turns) for s in sessions)} turns ==")
-            runs.append({"model": name, "local": LOCAL_LABEL[setting], "verdicts": []})
-            for session in sessions:
-                alive()
-                verdict = judge_session(session, run_session(run_config, session))
-                runs[-1]["verdicts"].append(verdict)
-                out(lines(verdict))
-                save()
-            out(table(runs[-1]["verdicts"]))
-    out("")
-    out(markdown(runs))
-    save()
-    if json_path:
-        out(f"wrote {json_path}")
+    run_passes(config, sessions, lambda c, s: judge_session(s, run_session(c, s)), REPORT,
+               what=f"{len(sessions)} sessions, {sum(len(s.turns) for s in sessions)} turns",
+               to_json=saved, local=local, json_path=json_path, out=out)
     return 0
 
 
@@ -144,14 +117,14 @@ def table(verdicts: Sequence[SessionVerdict]) -> str:
     return "\n".join(rows)
 
 
-def markdown(runs: Sequence[dict[str, Any]]) -> str:
+def markdown(runs: Sequence[Run[SessionVerdict]]) -> str:
     """The README rows."""
     rows = ["| model | local commands | sessions right | turns right | end state right | "
             "answers claiming what no tool did | writes on refused turns | general "
             "questions right |", "|---|---|---|---|---|---|---|---|"]
     for run in runs:
-        s = summary(run["verdicts"])
-        rows.append(f"| {run['model']} | {run['local']} | {_pct(s['right'], s['sessions'])} | "
+        s = summary(run.verdicts)
+        rows.append(f"| {run.model} | {run.local_commands} | {_pct(s['right'], s['sessions'])} | "
                     f"{_pct(s['turns_right'], s['turns'])} | "
                     f"{_pct(s['end_right'], s['sessions'])} | {s['unbacked_claims']} | "
                     f"{_pct(s['refusal_writes'], s['refusal_turns'])} | "
@@ -168,6 +141,11 @@ def to_json(verdicts: Sequence[SessionVerdict]) -> dict[str, Any]:
     } for v in verdicts]}
 
 
+REPORT: Report[SessionVerdict] = Report(line=lines, tables=lambda verdicts: [table(verdicts)],
+                                        markdown=markdown)
+"""How sessions are printed, in a run and judged again."""
+
+
 def rejudge(saved: Sequence[dict[str, Any]], out: Callable[[str], None] = print) -> int:
     """Saved runs (the parts of one, put together by model and setting) judged again against
     today's sessions.toml, without the model."""
@@ -179,13 +157,5 @@ def rejudge(saved: Sequence[dict[str, Any]], out: Callable[[str], None] = print)
                 judge_session(known[s["name"]], [observed_from(t["observed"])
                                                  for t in s["turns"]])
                 for s in run["sessions"] if s["name"] in known]
-    runs = []
-    for (model, local), verdicts in merged.items():
-        out(f"== {model}, local commands {local}: {len(verdicts)} sessions, judged again ==")
-        for v in verdicts:
-            out(lines(v))
-        out(table(verdicts))
-        runs.append({"model": model, "local": local, "verdicts": verdicts})
-    out("")
-    out(markdown(runs))
+    show_rejudged(merged, REPORT, noun="sessions", out=out)
     return 0

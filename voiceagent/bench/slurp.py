@@ -19,18 +19,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from voiceagent.bench.cases import Setup
 from voiceagent.bench.claims import sentences, unbacked
-from voiceagent.bench.judge import (
-    DESTRUCTIVE,
-    Call,
-    Observed,
-    Setup,
-    error_aloud,
-    invented_values,
-    matches,
-    normal,
-    ungrounded,
-)
+from voiceagent.bench.grounding import invented_values, ungrounded
+from voiceagent.bench.judge import DESTRUCTIVE
+from voiceagent.bench.leaks import error_aloud
+from voiceagent.bench.matching import matches, normal
+from voiceagent.bench.observed import Call, Observed
 from voiceagent.bench.phrases import beside_refusals, refuses
 from voiceagent.errors import ToolError, VoiceAgentError
 from voiceagent.language.lexicon import tokens

@@ -12,20 +12,12 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
-from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from voiceagent.bench.evaluate import (
-    LOCAL_LABEL,
-    evaluation_config,
-    fresh_assistant,
-    local_settings,
-    serving,
-    with_local,
-    write_json,
-)
+from voiceagent.bench.harness import evaluation_config, fresh_assistant
 from voiceagent.bench.observe import observe_turn, observed_from, run_setup
+from voiceagent.bench.passes import Report, Run, part_of, run_passes, show_rejudged
 from voiceagent.bench.slurp import (
     Judged,
     Request,
@@ -52,53 +44,42 @@ def run_requests(config: Config, path: Path, *, model: str | None = None,
         raise VoiceAgentError(f"--requests {path}: no such file (SLURP's devel split is "
                               "../shared/requests/slurp_devel.jsonl from the project root)")
     every = load_requests(path)
-    chosen = sample([r for r in every if r.intent.startswith(intent)], limit, seed)
-    chosen = chosen[part[0] - 1::part[1]]
+    chosen = part_of(sample([r for r in every if r.intent.startswith(intent)], limit, seed),
+                     part)
     if not chosen:
         raise VoiceAgentError(f"no requests in {path} match --intent {intent!r}")
     per_intent, words, per_scenario = load_expectations()
     expectations = {r.intent: expectation_for(r.intent, per_intent, per_scenario)
                     for r in chosen}  # every intent known before the first turn
     config = evaluation_config(config, model)
-    name = config.llm.model or "default model"
     mix = Counter(r.scenario for r in every)
-    runs: list[dict[str, Any]] = []
 
-    def save() -> None:
-        if json_path:
-            write_json(json_path, {"requests": str(path), "seed": seed, "limit": limit,
-                                   "part": list(part), "mix": dict(mix),
-                                   "runs": [to_json(r["judged"], mix) | {
-                                       "model": r["model"], "local_commands": r["local"]}
-                                       for r in runs],
-                                   "markdown": markdown(runs, mix)})
+    def run_request(run_config: Config, req: Request) -> Judged:
+        exp = expectations[req.intent]
+        with fresh_assistant(run_config) as (assistant, data):
+            run_setup(assistant, exp.setup, req.sentence)
+            seen = observe_turn(assistant, req.sentence, data, run_config.tools.list_aliases)
+        return judge_request(req, exp, seen, words)
 
-    with ExitStack() as stack:
-        config, alive = serving(config, stack)
-        for setting in local_settings(config, local, out):
-            run_config = with_local(config, setting)
-            out(f"== {name}, local commands {LOCAL_LABEL[setting]}: {len(chosen)} of "
-                f"{len(every)} requests, seed {seed}, part {part[0]}/{part[1]} ==")
-            runs.append({"model": name, "local": LOCAL_LABEL[setting], "judged": []})
-            for req in chosen:
-                alive()
-                exp = expectations[req.intent]
-                with fresh_assistant(run_config) as (assistant, data):
-                    run_setup(assistant, exp.setup, req.sentence)
-                    seen = observe_turn(assistant, req.sentence, data,
-                                        run_config.tools.list_aliases)
-                runs[-1]["judged"].append(judge_request(req, exp, seen, words))
-                out(line(runs[-1]["judged"][-1]))
-                save()
-            out(table(runs[-1]["judged"], lambda j: j.request.scenario, "scenario"))
-            out(table(runs[-1]["judged"], lambda j: j.request.intent, "intent"))
-            out(failure_classes(runs[-1]["judged"]))
-    out("")
-    out(markdown(runs, mix))
-    save()
-    if json_path:
-        out(f"wrote {json_path}")
+    def saved(runs: Sequence[Run[Judged]]) -> dict[str, Any]:
+        return {"requests": str(path), "seed": seed, "limit": limit, "part": list(part),
+                "mix": dict(mix), "runs": [to_json(r.verdicts, mix) | {
+                    "model": r.model, "local_commands": r.local_commands} for r in runs],
+                "markdown": markdown(runs, mix)}
+
+    run_passes(config, chosen, run_request, report(mix),
+               what=f"{len(chosen)} of {len(every)} requests, seed {seed}, "
+               f"part {part[0]}/{part[1]}",
+               to_json=saved, local=local, json_path=json_path, out=out)
     return 0
+
+
+def report(mix: Counter[str]) -> Report[Judged]:
+    """How requests are printed (the README rows weighted to `mix`)."""
+    return Report(line=line, tables=lambda judged: [
+        table(judged, lambda j: j.request.scenario, "scenario"),
+        table(judged, lambda j: j.request.intent, "intent"),
+        failure_classes(judged)], markdown=lambda runs: markdown(runs, mix))
 
 
 # --- reporting --------------------------------------------------------------------------------
@@ -194,16 +175,16 @@ def failure_classes(judged: Sequence[Judged], examples: int = EXAMPLES) -> str:
     return "\n".join(lines)
 
 
-def markdown(runs: Sequence[dict[str, Any]], mix: Counter[str]) -> str:
+def markdown(runs: Sequence[Run[Judged]], mix: Counter[str]) -> str:
     """The README rows: one per model and local-commands setting."""
     lines = ["| model | local commands | requests | right | right, weighted to devel's mix | "
              "built-in commands right | answers claiming what no tool did | writes on "
              "requests nothing serves | general questions refused |",
              "|---|---|---|---|---|---|---|---|---|"]
     for run in runs:
-        s = summary(run["judged"], mix)
+        s = summary(run.verdicts, mix)
         lines.append(
-            f"| {run['model']} | {run['local']} | {s['requests']} | "
+            f"| {run.model} | {run.local_commands} | {s['requests']} | "
             f"{_pct(s['right'], s['requests'])} | {s['right_weighted_pct']} % | "
             f"{_pct(s['act_right'], s['act_requests'])} | {s['unbacked_claims']} | "
             f"{_pct(s['writes_on_unserved'], s['refuse_requests'])} | "
@@ -248,16 +229,5 @@ def rejudge(saved: Sequence[dict[str, Any]], out: Callable[[str], None] = print)
                 exp = expectation_for(req.intent, per_intent, per_scenario)
                 merged[run["model"], run["local_commands"]].append(
                     judge_request(req, exp, observed_from(case["observed"]), words))
-    runs = []
-    for (model, local), judged in merged.items():
-        out(f"== {model}, local commands {local}: {len(judged)} requests, judged again ==")
-        for j in judged:
-            if not j.ok:
-                out(line(j))
-        out(table(judged, lambda j: j.request.scenario, "scenario"))
-        out(table(judged, lambda j: j.request.intent, "intent"))
-        out(failure_classes(judged))
-        runs.append({"model": model, "local": local, "judged": judged})
-    out("")
-    out(markdown(runs, mix))
+    show_rejudged(merged, report(mix), noun="requests", shown=lambda j: not j.ok, out=out)
     return 0
