@@ -198,3 +198,22 @@ def test_another_one_for_a_length_after_a_list_add_is_no_item(tools):
     s.model.enqueue("Another what?")
     assert s.say("and another one for ten minutes") == "Another what?"
     assert s.read().lower().endswith("1 item: milk.")
+
+
+def test_a_bare_number_for_a_timer_takes_the_unit_it_was_set_in(tools):
+    s = Session(tools)
+    s.say("Set a timer for ten minutes.")
+    s.say("No, 12.")
+    assert "12 minute" in s.timers() and "10 minute" not in s.timers()
+    s.say("Set a timer for 2 hours.")
+    s.say("No, three.")
+    assert "3 hour" in s.timers() and "2 hour" not in s.timers()
+
+
+@pytest.mark.parametrize("said", ["Never mind, cancel that alarm.", "Cancel that alarm.",
+                                  "ok, delete this alarm"])
+def test_that_alarm_is_the_alarm_just_set(tools, said):
+    s = Session(tools)
+    s.say("Set an alarm for 5 am.")
+    s.say(said)
+    assert s.timers().endswith("no timers or alarms set.")

@@ -236,3 +236,33 @@ def test_a_pronoun_or_a_correction_carries_the_last_request_words(tools):
     agent = Agent(model, tools, AgentConfig(), Events())
     result = agent.run_turn(history, "Put it on the list.")
     assert not result.tool_calls[0].error and result.answer.startswith("Added coffee")
+
+
+@pytest.mark.parametrize("sentence, done", [
+    ("Alarm canceled.", True),  # the 1.5B after "Never mind, cancel that alarm.", no call
+    ("I removed eggs from your shopping list.", True),  # after "Remove the eggs from it."
+    ("The 5 AM alarm has been cancelled.", True),
+    ("Eggs removed from your shopping list.", True),
+    ("Okay, the pasta timer is stopped.", True),
+    ("Pluto was removed from the list of planets in 2006.", False),
+    ("You added milk to the list earlier.", False),
+    ("Salt is added to the water before the pasta.", False),
+    ("I haven't removed anything from your list.", False),
+    ("Your timer, set for ten minutes, has three minutes left.", False),
+])
+def test_a_report_of_a_kept_thing_done_is_a_claim(sentence, done):
+    """Done, said without a promise ("Alarm canceled."), is a claim a write must back; the
+    same words describing the world ("Pluto was removed from the list") are not."""
+    claimed = [t.name for t in topics_of().claimed(sentence)]
+    assert ("done" in claimed) is done
+
+
+def test_a_reported_cancel_with_no_call_is_not_said_and_the_tool_is_required(tools):
+    tools.run(ToolCall("a", "set_alarm", {"time": "5 am"}))
+    model = ScriptedChatModel().enqueue("Alarm canceled.")
+    model.enqueue(calls(("cancel_timer", {"which": "alarm"})))
+    result, spoken = run(model, tools, "please get rid of my alarm")
+    assert "Alarm canceled." not in spoken and "ancel" in spoken
+    assert model.requests[1].tool_choice == "required"
+    assert tools.run(ToolCall("l", "list_timers", {})).say.endswith("no timers or alarms set.")
+    model.assert_consumed()

@@ -222,7 +222,7 @@ class FollowUps:
         """The timer or alarm `thing` again, with the length or time `new` (its label kept;
         an alarm keeps its day unless a day was said)."""
         if thing.kind == "timer":
-            length = slots.duration(new)
+            length = slots.duration(new) or slots.duration(_in_unit_of(thing, new))
             if length is None:
                 return []
             return [LocalMatch("timer_cancel", "cancel_timer", {"which": thing.key}),
@@ -272,3 +272,14 @@ def _cued(cue: str, aside: str, said: str, reading: RecognizeResult) -> bool:
 def _rule(name: str) -> str:
     """The lexicon's word set `name` as a hassil rule: "(and|also|as well|...)"."""
     return "(" + "|".join(lexicon().phrases(name)) + ")"
+
+
+def _in_unit_of(timer: Ref, new: str) -> str:
+    """A bare number said for a timer ("No, 12." after "a timer for ten minutes") in the
+    largest unit of time its length is a whole number of; "" when `new` is no number."""
+    value = number_value(new)
+    if value is None or not timer.value:
+        return ""
+    units = sorted(lexicon().table("durations").items(), key=lambda kv: -float(kv[1][0]))
+    unit = next((name for name, row in units if timer.value % float(row[0]) == 0), "")
+    return f"{new} {unit}" if unit else ""

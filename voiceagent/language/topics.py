@@ -28,6 +28,9 @@ Terms = tuple[tuple[str, ...], ...]
 DONE = "done"
 """The claim that something was done (any tool that changes something backs it)."""
 NEAR = 3
+REPORTED = 6
+"""A report of a thing done ("... has been cancelled") this many words into a sentence is
+its main claim; later it describes ("your timer, which you set at noon, has ...")."""
 """A verb of doing this many words after a promise ("I'll quickly add ...") is a claim."""
 
 
@@ -71,6 +74,17 @@ class Topics:
     number_words: frozenset[str]
 
     self_words: Terms = ()
+    reports: Terms = ()
+    """Words that report a thing done ("removed", "cancelled"): a claim in a sentence that
+    names a thing the tools keep ("Alarm canceled.", "I removed eggs from your list.")."""
+    reporters: Terms = ()
+    """Who reports a thing done ("I", "we"), just before the report."""
+    describers: Terms = ()
+    """Words before a report that make it a description: an auxiliary ("Pluto was
+    removed"), another doer ("you added")."""
+    kept: Terms = ()
+    """The things the tools here keep (timer, alarm, list, note): the `things` of the served
+    topics."""
 
     def topic(self, name: str) -> Topic:
         return next(t for t in self.topics if t.name == name)
@@ -134,6 +148,22 @@ class Topics:
             verbs = _find(self.verbs, said[at + 1:at + 1 + NEAR + 1])
             if verbs and not self._negated(said, at + 1 + verbs[0]):
                 return True
+        return self._reports_done(said, start)
+
+    def _reports_done(self, said: Sequence[str], start: int) -> bool:
+        """A report of a kept thing done, in the first words of the sentence, the thing
+        named before it ("Alarm canceled.", "The 5 AM alarm has been cancelled.", "I removed
+        eggs from your shopping list."): the models' way to claim a call they never made."""
+        things = _find(self.kept, said)
+        if not things:
+            return False
+        for at in _find(self.reports, said[:start + REPORTED + 1]):
+            if self._negated(said, at):
+                continue
+            if min(things) < at or _find(self.reporters, said[max(start, at - 2):at]):
+                return True  # "the alarm is cancelled", "I (have) removed eggs from the list"
+            if at <= start + 2 and not _find(self.describers, said[start:at]):
+                return True  # "Eggs removed from your list."; not "Pluto was removed from"
         return False
 
 
@@ -179,4 +209,7 @@ def topics_of(language: str = "en") -> Topics:
     lex = lexicon(language)
     return Topics(tuple(found), _terms(done, "promise", where), _terms(done, "verbs", where),
                   _terms(done, "opens", where), lex.terms("negation") + lex.terms("refusal"),
-                  lex.words("number_words"), lex.terms("self"))
+                  lex.words("number_words"), lex.terms("self"), _terms(done, "reports", where),
+                  _terms(done, "reporters", where), _terms(done, "describers", where),
+                  tuple(t for spec in (data.get("served") or {}).values()
+                        for t in _terms(spec, "things", where)))
