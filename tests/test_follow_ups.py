@@ -217,3 +217,12 @@ def test_that_alarm_is_the_alarm_just_set(tools, said):
     s.say("Set an alarm for 5 am.")
     s.say(said)
     assert s.timers().endswith("no timers or alarms set.")
+
+
+@pytest.mark.parametrize("said, value", [
+    ("Double it.", "24"), ("What's the square root of that?", "3.46"), ("Halve it.", "6"),
+    ("And minus one from the result?", "11")])
+def test_a_function_of_the_last_result(tools, said, value):
+    s = Session(tools)
+    s.say("What is 15 percent of 80?")
+    assert value in s.say(said)

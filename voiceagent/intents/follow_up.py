@@ -174,11 +174,18 @@ class FollowUps:
 
     def _arith(self, pointer: Pointer, refs: list[Ref]) -> list[LocalMatch]:
         numbers = [r for r in refs if r.kind == "number" and r.value is not None]
+        if len(numbers) != 1 or numbers[0].value is None:
+            return []
+        last = numbers[0].value
+        of = pointer.words.get("of") or pointer.words.get("scale")
         number = number_value(slots.strip_edges(pointer.words.get("number", "")))
         op = pointer.words.get("op", "")
-        if len(numbers) != 1 or number is None or not op:
+        if of:  # "double it", "the square root of that"
+            expression = f"{of} {last:g}"
+        elif number is not None and op:
+            expression = f"{last:g} {op} {number:g}"
+        else:
             return []
-        expression = f"{numbers[0].value:g} {op} {number:g}"
         found = slots.expression(expression)
         return [LocalMatch("calculate", "calculate", found)] if found else []
 
