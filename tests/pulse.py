@@ -22,7 +22,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import numpy as np
+
 from voiceagent.audio import Audio, write_wav
+from voiceagent.bench.onset import FRAME_S, LOUD, envelope
 
 SETTLE_S = 2.5
 """Pause after start so the null sinks have started rendering in small chunks."""
@@ -139,6 +142,21 @@ class PulseServer:
             proc.send_signal(signal.SIGINT)  # parecord finalises the WAV header on SIGINT
             proc.wait(timeout=10)
             self._procs.remove(proc)
+
+    @staticmethod
+    def wait_played(path: Path, quiet_s: float = 2.5, timeout_s: float = 120.0) -> None:
+        """Wait inside a record_speaker block until what it records has sounded and then
+        stayed quiet for `quiet_s` of audio (more than a null sink's 2 s chunk): the answer
+        has reached the monitor whole, however late a loaded machine plays it. A hang guard,
+        not a stopwatch: it returns when the audio says so, or after `timeout_s`."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            data = path.read_bytes()[44:]  # parecord's WAV header, then s16le at 16 kHz
+            samples = np.frombuffer(data[:len(data) // 2 * 2], dtype="<i2")
+            loud = np.flatnonzero(envelope(samples.astype(np.float32) / 32768, 16000) > LOUD)
+            if len(loud) and len(samples) / 16000 - (loud[-1] + 1) * FRAME_S >= quiet_s:
+                return
+            time.sleep(0.25)
 
     def _as_wav(self, audio: Audio | Path) -> Path:
         if isinstance(audio, Path):

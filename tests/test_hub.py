@@ -118,7 +118,7 @@ def test_a_request_is_answered_in_its_room_and_nowhere_else(house: House, transc
             house.pulse.record_speaker("bedroom_speaker") as bedroom:
         house.ask("kitchen", real(ALEXA), real(TIMER))
         log = house.wait_turns("kitchen", before + 1)
-        time.sleep(1.0)  # the answer's last words reach the speaker's monitor
+        house.pulse.wait_played(kitchen)  # the answer's last words reach the speaker's monitor
     assert "timer" in log.split("kitchen: heard")[-1].splitlines()[0].lower()
     assert timer_set(heard(kitchen, transcriber))
     assert silent(bedroom)
@@ -143,7 +143,7 @@ def test_a_timer_rings_in_the_room_that_set_it_only(house: House, speech, transc
         house.wait_turns("kitchen", turns + 1)
         house.hub.wait_for("kitchen: announcing", timeout_s=180)
         log = house.hub.wait_for("kitchen: announced", timeout_s=360)  # all of it played
-        time.sleep(1.0)
+        house.pulse.wait_played(kitchen)
     assert "pasta timer is done" in log
     assert "bedroom: announcing" not in log
     said = " ".join(heard(kitchen, transcriber))
@@ -163,7 +163,8 @@ def test_two_rooms_speaking_at_once_are_both_answered_each_in_its_own(
         house.ask("bedroom", real(ALEXA), real("picovoice_make_me_a_large_coffee"))  # the model
         house.wait_turns("kitchen", kitchen_turns + 1)
         log = house.wait_turns("bedroom", bedroom_turns + 1)
-        time.sleep(1.0)
+        house.pulse.wait_played(kitchen)
+        house.pulse.wait_played(bedroom)
     bedroom_heard = log.split("bedroom: heard")[-1].splitlines()[0].lower()
     assert "coffee" in bedroom_heard
     in_kitchen, in_bedroom = heard(kitchen, transcriber), heard(bedroom, transcriber)
@@ -182,7 +183,7 @@ def test_a_satellite_killed_mid_answer_leaves_the_other_room_answering_and_comes
             "kitchen: answered") + 1, timeout_s=TURN_S)
         kitchen.kill()  # while its answer plays
         house.wait_turns("bedroom", bedroom_turns + 1)
-        time.sleep(1.0)
+        house.pulse.wait_played(bedroom_speaker)
     assert heard(bedroom_speaker, transcriber)  # the bedroom's answer was played in full
     time.sleep(3.0)  # the hub tries the kitchen again, several times, meanwhile
     kitchen.start()
@@ -193,7 +194,7 @@ def test_a_satellite_killed_mid_answer_leaves_the_other_room_answering_and_comes
     with house.pulse.record_speaker("kitchen_speaker") as kitchen_speaker:
         house.ask("kitchen", real(ALEXA), real(TIMER))
         house.wait_turns("kitchen", turns + 1)
-        time.sleep(1.0)
+        house.pulse.wait_played(kitchen_speaker)
     assert timer_set(heard(kitchen_speaker, transcriber))
 
 
@@ -203,7 +204,7 @@ def test_a_satellite_with_its_own_wake_word_is_answered_and_listens_for_it_again
     with house.pulse.record_speaker(f"{HALL}_speaker") as hall:
         house.ask(HALL, real(ALEXA), real(TIMER))
         log = house.wait_turns(HALL, turns + 1)
-        time.sleep(1.0)
+        house.pulse.wait_played(hall)
     assert f"{HALL}: the satellite heard its wake word" in log  # run-pipeline from asr
     assert timer_set(heard(hall, transcriber))
     sent = house.satellites[HALL].log()
