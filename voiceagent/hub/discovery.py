@@ -31,6 +31,9 @@ log = logging.getLogger(__name__)
 
 SERVICE = "_wyoming._tcp.local."
 DESCRIBE_TIMEOUT_S = 3.0
+DESCRIBE_RETRY_S = (0.0, 1.0, 2.0, 4.0, 8.0, 15.0)
+"""Waits before each try to describe a service just announced: wyoming-satellite registers
+on zeroconf before its server listens, so the first try is refused."""
 
 
 @dataclass(frozen=True)
@@ -167,8 +170,16 @@ class Discovery:
             return
         host, port = hosts[0], int(info.port)
         self._seen.add((host, port))
-        described = await describe(host, port)
-        place = None if described is None else place_of(described, host, port, name)
+        described = None
+        for wait in DESCRIBE_RETRY_S:  # a satellite announces itself before it listens
+            await asyncio.sleep(wait)
+            if (described := await describe(host, port)) is not None:
+                break
+        if described is None:
+            self._seen.discard((host, port))  # its next announcement tries again
+            log.info("zeroconf: %s at %s:%d does not answer", name, host, port)
+            return
+        place = place_of(described, host, port, name)
         if place is None:
             log.debug("zeroconf: %s at %s:%d is not a satellite", name, host, port)
             return
