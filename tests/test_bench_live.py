@@ -89,7 +89,12 @@ def test_the_words_found_hold_every_word_whisper_hears(name: str, transcriber: A
         return words(str(getattr(result, "text", result)))
 
     inside = heard(samples[int(max(0.0, start - 0.05) * RATE):int((end + 0.05) * RATE)])
-    assert inside and inside[-2:] == heard(samples)[-2:]  # the last words are inside
+    # the last words are inside: the last words Whisper hears in the whole file, or (where
+    # the name says what was said) the speaker's own; on one CPU here Whisper heard the
+    # whole of "add apples to my shopping list" as "... my chocolate list", the words
+    # found as "... my shopping list"
+    said = next(REAL.glob(f"*/{name}*")).stem.split("_")[1:] if name.startswith("stp_") else []
+    assert inside and inside[-2:] in (heard(samples)[-2:], said[-2:])
 
 
 def test_a_steady_noisy_tail_and_a_loud_click_are_not_words() -> None:
