@@ -226,3 +226,47 @@ def test_a_function_of_the_last_result(tools, said, value):
     s = Session(tools)
     s.say("What is 15 percent of 80?")
     assert value in s.say(said)
+
+
+def test_a_correction_in_two_fragments_splits_where_an_item_just_added_ends(tools):
+    s = Session(tools)
+    s.say("Add bread and eggs to my shopping list.")
+    s.say("Not bread. Buns.")
+    listing = s.read()
+    assert "buns" in listing and "eggs" in listing and "bread" not in listing
+
+
+def test_a_timer_for_that_takes_the_length_the_user_just_told(tools):
+    s = Session(tools)
+    s.model.enqueue("Enjoy your pasta.")
+    s.say("The pasta needs eleven minutes.")
+    assert "11 minutes" in s.say("Set a timer for that.")
+    assert "11 minute" in s.timers()
+
+
+def test_a_note_of_that_is_what_the_user_just_told(tools):
+    s = Session(tools)
+    s.model.enqueue("Okay.")
+    assert s.say("I parked on level four, spot 22.") == "Okay."  # a remark: no claim
+    s.say("Make a note of that.")
+    notes = tools.run(ToolCall("n", "read_notes", {})).say
+    assert "level four, spot 22" in notes
+
+
+def test_that_after_a_question_or_a_call_is_not_what_was_told(tools):
+    """"Make a note of that" after a question, or after a command that ran, is the model's
+    to resolve: what the user told there is no note."""
+    s = Session(tools)
+    s.model.enqueue("Paris.")
+    s.say("What is the capital of France?")
+    s.model.enqueue("What should the note say?")
+    s.say("Make a note of that.")
+    assert "no notes" in tools.run(ToolCall("n", "read_notes", {})).say
+    s.model.assert_consumed()
+
+
+def test_running_out_puts_it_on_the_shopping_list_and_saying_it_again_keeps_one(tools):
+    s = Session(tools)
+    assert "coffee" in s.say("We're out of coffee.")
+    s.say("We're out of coffee.")
+    assert s.read().count("coffee") == 1

@@ -10,34 +10,12 @@ and the parameters that hold its words.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from voiceagent.agent.tools import Tool
-from voiceagent.intents.numbers import duration_seconds
+from voiceagent.intents.numbers import lengths_said
 from voiceagent.language import lexicon, tokens
 from voiceagent.tools.words import parse_duration
-
-LONGEST = 7
-"""Words in the longest length people say ("one hour and a half minutes" has six)."""
-
-
-_FRACTION = re.compile(r"\b(\d+)\s*/\s*(\d+)\s+(?:an?\s+)?")
-
-
-def lengths_said(utterance: str) -> set[float]:
-    """Every length of time in `utterance`, in seconds ("5 minutes and 30 seconds": 300, 30,
-    330; "1/2 an hour": 1800)."""
-    text = _FRACTION.sub(lambda m: f"{int(m[1]) / max(1, int(m[2])):g} ", utterance.lower())
-    said = re.findall(r"\d+(?:\.\d+)?|[a-z']+", text)
-    found: set[float] = set()
-    for start in range(len(said)):
-        for end in range(start + 1, min(len(said), start + LONGEST) + 1):
-            seconds = duration_seconds(" ".join(said[start:end]))
-            if seconds:
-                found.add(seconds)
-    return found
-
 
 def carry(tool: Tool, args: dict[str, Any], utterance: str) -> tuple[dict[str, Any], list[str]]:
     """`args` with the words of `tool.carries` the user said and the call left out added

@@ -18,6 +18,7 @@ from datetime import datetime
 
 import yaml
 from hassil import Intents, recognize_all
+from hassil.intents import SlotList, TextSlotList
 from hassil.recognize import RecognizeResult
 
 from voiceagent.agent.messages import Message
@@ -25,7 +26,7 @@ from voiceagent.agent.outcome import Ref
 from voiceagent.intents import slots
 from voiceagent.intents.match import LocalMatch
 from voiceagent.intents.normalize import opened
-from voiceagent.intents.numbers import number_value
+from voiceagent.intents.numbers import lengths_said, number_value
 from voiceagent.language import lexicon, tokens
 from voiceagent.ports import Clock
 from voiceagent.tools.timers import said_day
@@ -59,6 +60,18 @@ def last_refs(history: Sequence[Message]) -> list[Ref]:
     return refs
 
 
+def last_told(history: Sequence[Message]) -> str:
+    """What the user told in the last exchange when it was a statement no tool acted on
+    ("The pasta needs eleven minutes."); "" after a question, a call, or nothing."""
+    for message in reversed(history):
+        if message.role == "tool" or message.calls:
+            return ""
+        if message.role == "user":
+            text = message.text.strip()
+            return "" if not text or text.endswith("?") else text
+    return ""
+
+
 class FollowUps:
     """Recognises follow-ups and turns them into calls on the last exchange's outcomes."""
 
@@ -74,17 +87,22 @@ class FollowUps:
         self._do: dict[str, Callable[[Pointer, list[Ref]], list[LocalMatch]]] = {
             "cancel": self._cancel, "undo": self._undo, "change": self._change,
             "correct": self._correct, "read": self._read, "which": self._which,
-            "arith": self._arith, "more": self._more}
+            "arith": self._arith, "more": self._more,
+            "length_said": _nothing, "note_said": _nothing}
+        """(length_said and note_said point at what was told, not done: see _on_told)"""
 
     def calls(self, text: str, history: Sequence[Message]) -> list[LocalMatch]:
         """The calls `text` asks for on what the last exchange did; [] when it does not
         point back, or points at nothing this can act on."""
         refs = last_refs(history)
         aside, said = opened(text)
-        if not refs or not said:
+        if not said:
             return []
+        if not refs:
+            told = last_told(history)
+            return self._on_told(said, told) if told else []
         try:
-            readings = sorted(recognize_all(said, self._intents),
+            readings = sorted(recognize_all(said, self._intents, slot_lists=_referents(refs)),
                               key=lambda r: -r.text_chunks_matched)
         except Exception:  # a matcher fault must never cost the turn: the model answers
             log.exception("matching a follow-up failed on %r", said)
@@ -94,11 +112,33 @@ class FollowUps:
             if cue is not None and not _cued(cue, aside, said, reading):
                 continue
             pointer = Pointer(self._follow[reading.intent.name], {
-                e.name: (said[e.text_span[0]:e.text_span[1]] if e.is_wildcard and e.text_span
+                _AS.get(e.name, e.name): (said[e.text_span[0]:e.text_span[1]] if e.is_wildcard and e.text_span
                          else str(e.value)) for e in reading.entities_list})
             found = self._do[pointer.follow](pointer, refs)
             if found:
                 return found
+        return []
+
+    def _on_told(self, said: str, told: str) -> list[LocalMatch]:
+        """"Set a timer for that", "make a note of that" about what the user told in the
+        last exchange, which no tool acted on."""
+        try:
+            readings = list(recognize_all(said, self._intents))
+        except Exception:
+            log.exception("matching a follow-up failed on %r", said)
+            return []
+        for reading in readings:
+            follow = self._follow[reading.intent.name]
+            if follow == "length_said":
+                lengths = lengths_said(told)
+                if len(lengths) == 1 or (lengths and max(lengths) == sum(
+                        length for length in lengths if length != max(lengths))):
+                    return [LocalMatch("timer_start", "set_timer",
+                                       {"duration": spoken_duration(max(lengths))})]
+            elif follow == "note_said":
+                found = slots.note_text(told)
+                if found:
+                    return [LocalMatch("note_add", "add_note", found)]
         return []
 
     # -- what each kind does -----------------------------------------------------------------
@@ -253,6 +293,22 @@ class FollowUps:
             return []
         return [LocalMatch("list_remove", "remove_from_list", {"list_name": on.key, "items": old}),
                 LocalMatch("list_add", "add_to_list", {"list_name": on.key, **items})]
+
+
+def _nothing(_pointer: Pointer, _refs: list[Ref]) -> list[LocalMatch]:
+    return []
+
+
+_AS = {"just_added": "old"}
+"""Slots filled from the last exchange, and the slot of the user's words they stand for."""
+
+
+def _referents(refs: Sequence[Ref]) -> dict[str, SlotList]:
+    """The items the last exchange put on a list, as the slot list `just_added`: a
+    correction with nothing between the two things ("not bread buns") splits where an item
+    just added ends, which no wildcard can find."""
+    added = [i for r in refs if r.kind == "list" and r.action == "added" for i in r.items]
+    return {"just_added": TextSlotList.from_strings(added, allow_template=False)} if added else {}
 
 
 def _same_item(a: str, b: str) -> bool:
