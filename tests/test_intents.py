@@ -149,6 +149,12 @@ TIMERS = [
     ("how long is left on my pasta timer", "timer_status", {}),
     ("how much longer on the timer", "timer_status", {}),
     ("how much time is left", "timer_status", {}),
+    ("how many timers do i have", "timer_status", {}),
+    ("how many alarms are set", "timer_status", {}),
+    ("we're out of coffee", "list_add", {"list_name": "shopping", "items": "coffee"}),
+    ("oh we are running low on dish soap and paper towels", "list_add",
+     {"list_name": "shopping", "items": "dish soap and paper towels"}),
+    ("we ran out of milk", "list_add", {"list_name": "shopping", "items": "milk"}),
     ("time left on the pasta timer", "timer_status", {}),
     ("when will my timer be done", "timer_status", {}),
     ("is my timer still running", "timer_status", {}),
@@ -428,6 +434,9 @@ NOT_COMMANDS = [
     "check if we have milk on the shopping list", "clean the shopping list",
     "remember that time we went to Paris?", "leave a note for the cleaner", "make a note of it",
     "what's the sales forecast", "what date is Easter",
+    # run out of what is nothing to buy
+    "I'm out of ideas", "we ran out of time", "my phone is out of battery",
+    "we're out of town this weekend",
 ]
 
 

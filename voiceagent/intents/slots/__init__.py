@@ -23,7 +23,7 @@ from voiceagent.intents.slots.arithmetic import (
     to_unit,
     unit_check,
 )
-from voiceagent.intents.slots.lists import items, list_name, note_text
+from voiceagent.intents.slots.lists import items, list_name, note_text, supplies
 from voiceagent.intents.slots.refusals import (
     anything,
     contact,
@@ -58,7 +58,8 @@ def readers(now: Clock) -> dict[str, Reader]:
         "duration": duration, "label": label, "duration_label": duration_label,
         "which_timer": which_timer, "which_alarm": which_alarm,
         "time": lambda text: time_of_day(text, now), "place": place,
-        "day": lambda text: relative_day(text, now), "items": items, "list_name": list_name,
+        "day": lambda text: relative_day(text, now), "items": items, "supplies": supplies,
+        "list_name": list_name,
         "text": note_text, "expression": expression, "quantity": quantity,
         "to_unit": to_unit, "left": operand("left"), "right": operand("right"),
         "contact": contact, "device_name": device_name, "somewhere": somewhere,

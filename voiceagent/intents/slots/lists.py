@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from voiceagent.intents.slots.text import Args, is_term, strip_edges, without_articles
-from voiceagent.language import lexicon
+from voiceagent.language import lexicon, tokens
 
 
 def items(text: str) -> Args | None:
@@ -14,6 +14,18 @@ def items(text: str) -> Args | None:
             or lexicon().has("item_stop", low)):
         return None
     return {"items": said}
+
+
+def supplies(text: str) -> Args | None:
+    """What the user has run out of, as items for the shopping list; None for what is
+    nothing to buy ("time", "ideas": lexicon "not_supplies")."""
+    found = items(text)
+    if found is None:
+        return None
+    words = tokens(found["items"])
+    if any(lexicon().is_one("not_supplies", words[:n]) for n in range(1, len(words) + 1)):
+        return None
+    return found
 
 
 def list_name(text: str) -> Args | None:
