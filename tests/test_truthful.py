@@ -12,10 +12,11 @@ import pytest
 
 from voiceagent.agent.events import Events
 from voiceagent.agent.loop import Agent, TurnResult
-from voiceagent.agent.messages import ToolCall
+from voiceagent.agent.messages import Message, ToolCall
 from voiceagent.config import AgentConfig
 from voiceagent.config_file import load_config
 from voiceagent.language import say
+from voiceagent.language.sayings import tell_model
 from voiceagent.language.topics import topics_of
 from voiceagent.testing import ScriptedChatModel, calls
 from voiceagent.tools import ToolContext, build_tools
@@ -58,13 +59,75 @@ def test_a_write_for_what_no_tool_serves_never_runs_and_the_model_answers_in_wor
 
 def test_a_general_question_primed_into_a_tool_is_answered_in_words(tools):
     """After four local commands the 1.5B answered "Who wrote the play Hamlet?" with
-    calculate(...) and "Sorry, I couldn't do that."."""
+    calculate(...) and "Sorry, I couldn't do that."; it did in a fresh session too."""
     model = ScriptedChatModel().enqueue(
         calls(("calculate", {"expression": "who wrote the play Hamlet"})))
     model.enqueue("William Shakespeare wrote Hamlet.")
     result, spoken = run(model, tools, "Who wrote the play Hamlet?")
     assert spoken == "William Shakespeare wrote Hamlet."
-    assert model.requests[1].tool_choice == "none"
+    assert [r.tool_choice for r in model.requests] == ["none", "none"]
+
+
+def test_a_request_no_tool_serves_is_asked_without_tools_and_with_a_note(tools):
+    """The first request offers no tool, the tools stay in the prompt (its cached prefix
+    is unchanged) and the note is never read out."""
+    model = ScriptedChatModel().enqueue(
+        "No tool here is for this: answer briefly in plain words from what you know.")
+    model.enqueue("Shakespeare wrote it.")
+    model2 = ScriptedChatModel().enqueue("Shakespeare wrote it.")
+    _r, spoken = run(model2, tools, "Who wrote the play Hamlet?")
+    first = model2.requests[0]
+    assert first.tool_choice == "none" and len(first.tools) == len(tools.names)
+    assert tell_model("in_words") in first.messages[-1].text
+    assert spoken == "Shakespeare wrote it."
+    _r, spoken = run(model, tools, "Who wrote the play Hamlet?")
+    assert "No tool here" not in spoken
+
+
+@pytest.mark.parametrize("history, text", [
+    ([("user", "Can you set a timer for the eggs?"),
+      ("assistant", "For how long should I set it?")], "Yes, the usual."),
+    ([("user", "What time is it in Tokyo?"), ("assistant", "It's 3 PM in Tokyo.")],
+     "And in Paris?"),
+])
+def test_an_answer_to_our_question_or_a_request_going_on_keeps_the_tools(tools, history, text):
+    model = ScriptedChatModel().enqueue("Okay.")
+    agent = Agent(model, tools, AgentConfig(), Events())
+    agent.run_turn([Message(role, said) for role, said in history], text)
+    assert model.requests[0].tool_choice == "auto"
+
+
+def test_a_plugin_tool_keeps_every_request_open_to_tools(tmp_path):
+    from voiceagent.agent.tool_def import Tool
+    from voiceagent.agent.tools import ToolRegistry
+    plugin = Tool("water_plants", "Water the plants.", {"type": "object", "properties": {}},
+                  lambda: "Watered.")
+    model = ScriptedChatModel().enqueue("Done watering.")
+    Agent(model, ToolRegistry([plugin]), AgentConfig(), Events()).run_turn(
+        [], "please give the ferns a drink")
+    assert model.requests[0].tool_choice == "auto"
+
+
+@pytest.mark.parametrize("sentence, named, claims", [
+    ("Sure, I can help with that.", False, True),
+    ("Will do!", False, True),
+    ("Okay.", True, True),
+    ("Okay.", False, False),
+    ("Sure, the capital of France is Paris.", True, False),
+    ("Is that okay?", True, False),
+])
+def test_an_acknowledgement_alone_says_the_request_was_taken_on(sentence, named, claims):
+    from voiceagent.agent.spoken import Facts, unbacked
+    assert bool(unbacked(sentence, Facts(named=named))) is claims
+    assert unbacked(sentence, Facts(named=named, wrote=True)) == ""
+
+
+def test_an_acknowledgement_with_no_call_is_not_said(tools):
+    """Real coffee orders got "Sure, I can help with that." and nothing else."""
+    model = ScriptedChatModel().enqueue("Sure, I can help with that.")
+    model.enqueue("Sure, I can help with that.")
+    _r, spoken = run(model, tools, "can i get a large latte with oat milk")
+    assert "help with that" not in spoken and spoken
 
 
 @pytest.mark.parametrize("request_text, answer, topic", [

@@ -48,6 +48,7 @@ from voiceagent.agent.turn import CallDone, Stop, Turn, TurnResult
 from voiceagent.agent.voice import Voice
 from voiceagent.config import AgentConfig
 from voiceagent.errors import ChatError
+from voiceagent.language import lexicon, tokens
 from voiceagent.language.topics import topics_of
 from voiceagent.ports import Approver, ChatModel
 
@@ -130,6 +131,19 @@ class Agent:
         except Exception as exc:  # in the background, e.g. its client closed at exit
             log.debug("warm-up request stopped: %s", exc)
 
+    def _words_only(self, said: Said) -> bool:
+        """A request on no topic a tool serves needs no tool when every enabled tool serves
+        one (a plugin
+        may serve anything), it answers no question of ours ("Yes, please."), and it does
+        not go on from a request that was on one ("And in Paris?" after the time in
+        Tokyo)."""
+        known = topics_of()
+        if said.answering or any(known.serving(n) is None for n in self.tools.names):
+            return False
+        words = tokens(said.now)
+        goes_on = any(lexicon().is_one("going_on", words[:n]) for n in (1, 2, 3))
+        return not (goes_on and known.about(said.last_request))
+
     def _turn(self, history: tuple[Message, ...], user_text: str,
               on_text: Callable[[str], None] | None, cancel: threading.Event,
               doubtful: bool) -> Turn:
@@ -138,10 +152,12 @@ class Agent:
                       ran_before={m.name for m in history
                                   if m.role == "tool" and m.name and not m.is_error},
                       private=topics_of().personal_unserved(user_text),
-                      general=not about, served=bool(about) and all(
+                      general=not about, named=bool(topics_of().named(user_text)),
+                      served=bool(about) and all(
                           t.served and set(t.tools) & set(self.tools.names) for t in about))
         said = Said(user_text, earlier=said_before(history), answering=answering(history),
                     last_request=last_request(history), last_results=last_results(history))
+        facts.in_words = not any(t.served for t in about) and self._words_only(said)
         def on_error(where: str, exc: Exception) -> None:
             self.events.emit(Error(where, f"{type(exc).__name__}: {exc}"))
 

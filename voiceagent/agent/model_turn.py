@@ -55,9 +55,14 @@ class ModelTurn:
         self.history = history
         self.deadline = turn.started + agent.config.max_seconds
         self.halt = _Halt(turn.cancel, self.deadline)
-        self.retry_note = ""
-        """Added to the user's words once, when the first answer was held back whole."""
-        self.tool_choice: ToolChoice = "auto"
+        words = turn.voice.facts.in_words  # "Who wrote Hamlet?" after tool turns
+        self.retry_note = tell_model("in_words") if words else ""
+        """Added to the user's words once: when the first answer was held back whole, and
+        on the first request for one no tool serves (with no tool offered: the 1.5B
+        answered "Who wrote the play Hamlet?" with calculate even in a fresh session)."""
+        self.tool_choice: ToolChoice = "none" if words else "auto"
+        if words:
+            turn.voice.facts.errors.append(self.retry_note)  # never read back
         """For the next request: "required" after an answer that claimed what no tool gave,
         "none" after calls to tools the request is not about."""
         self.retried = False

@@ -63,6 +63,13 @@ class Facts:
     served: bool = False
     """The request speaks only of what tools here do ("tell me the time in this time
     zone"): declining it is asked about once more, with the tools named."""
+    in_words: bool = False
+    """A request on no topic a tool serves, asked by itself: the model's first request
+    offers no tool (tool_choice "none"), so a session of tool turns cannot prime it into
+    one ("Who wrote Hamlet?" -> calculate)."""
+    named: bool = False
+    """The request names a topic (a timer, a list, the weather; a number alone names
+    none): a bare "Okay." to it says it was done."""
 
 
 def unbacked(sentence: str, facts: Facts) -> str:
@@ -77,6 +84,8 @@ def unbacked(sentence: str, facts: Facts) -> str:
         elif not (set(topic.tools) & facts.ran
                   or (topic.conversation and set(topic.tools) & facts.ran_before)):
             return f"unbacked {topic.name}"
+    if not facts.wrote and topics_of().acknowledges(sentence, bare=facts.named):
+        return "claims what no tool did"  # "pause timer" -> "Sure.", with no call
     if facts.private is not None and not topics_of().refuses(sentence):
         return f"unbacked {facts.private.name}"
     if (facts.general or facts.served) and lexicon().has("declines", sentence):

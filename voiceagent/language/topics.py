@@ -85,6 +85,9 @@ class Topics:
     kept: Terms = ()
     """The things the tools here keep (timer, alarm, list, note): the `things` of the served
     topics."""
+    alone: Terms = ()
+    """Acknowledgements that, as a whole sentence, say a request was taken on ("Sure, I can
+    help with that.", "Got it.")."""
 
     def topic(self, name: str) -> Topic:
         return next(t for t in self.topics if t.name == name)
@@ -130,6 +133,20 @@ class Topics:
         if self._says_done(said):
             found.append(Topic(DONE, served=True))
         return found
+
+    def acknowledges(self, sentence: str, *, bare: bool) -> bool:
+        """`sentence` says the request was taken on and nothing else: "Sure, I can help with
+        that.", "Will do." (done `alone`), or, when `bare`, only "Okay!" or "Sure." (the
+        lexicon's openers; to a remark they are no claim)."""
+        said = tokens(sentence)
+        rest = tuple(said[_skip_fillers(said):])
+        return bool(said) and not sentence.rstrip().endswith("?") and (
+            rest in self.alone or (bare and not rest))
+
+    def named(self, text: str) -> list[Topic]:
+        """The topics whose words `text` says (a number alone names none)."""
+        said = tokens(text)
+        return [t for t in self.topics if _find(t.terms, said)]
 
     def refuses(self, sentence: str) -> bool:
         """`sentence` says what cannot or will not be done (a negation in it), or asks."""
@@ -212,4 +229,4 @@ def topics_of(language: str = "en") -> Topics:
                   lex.words("number_words"), lex.terms("self"), _terms(done, "reports", where),
                   _terms(done, "reporters", where), _terms(done, "describers", where),
                   tuple(t for spec in (data.get("served") or {}).values()
-                        for t in _terms(spec, "things", where)))
+                        for t in _terms(spec, "things", where)), _terms(done, "alone", where))
