@@ -98,6 +98,7 @@ TIMERS = [
     ("timer for two and a half minutes", "timer_start", {"duration": "2 minutes 30 seconds"}),
     ("Set a timer for a quarter of an hour.", "timer_start", {"duration": "15 minutes"}),
     ("set a timer for half an hour", "timer_start", {"duration": "30 minutes"}),
+    ("set a timer for 1/2 an hour", "timer_start", {"duration": "30 minutes"}),
     ("Set a timer for 1 hour and 30 minutes.", "timer_start", {"duration": "1 hour 30 minutes"}),
     ("set a timer for 3 minutes and 20 seconds", "timer_start",
      {"duration": "3 minutes 20 seconds"}),

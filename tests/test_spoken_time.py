@@ -34,6 +34,9 @@ TUESDAY = FakeClock("2026-12-01 08:00").now()
     ("an hour and a half", 5400), ("three quarters of an hour", 2700),
     ("a couple of minutes", 120), ("quarter hour", 900), ("about 10 minutes from now", 600),
     ("twenty-second", 20),
+    # typed fractions ("set a timer for 1/2 an hour" once set one hour)
+    ("1/2 an hour", 1800), ("3/4 of an hour", 2700), ("1 1/2 hours", 5400),
+    ("2 1/2 minutes", 150),
 ])
 def test_lengths_of_time(said: str, seconds: float) -> None:
     assert duration(said) == Duration(seconds)

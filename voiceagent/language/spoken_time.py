@@ -105,11 +105,25 @@ def _seconds(word: str) -> float:
     return UNITS.get(word) or LETTERS[word]
 
 
+_WRITTEN_FRACTION = re.compile(r"\b(?:(\d+)\s+)?(\d+)\s*/\s*(\d+)(?:\s+of)?(?:\s+an?)?\s+(?=[a-z])")
+
+
+def _written_fractions(text: str) -> str:
+    """A typed fraction of a unit as a decimal: "1/2 an hour" -> "0.5 hour", "1 1/2 hours"
+    -> "1.5 hours", "3/4 of an hour" -> "0.75 hour" (a date like 9/11 is left alone)."""
+    def decimal(found: re.Match[str]) -> str:
+        whole, top, bottom = int(found[1] or 0), int(found[2]), int(found[3])
+        if not bottom or top >= bottom:
+            return found[0]
+        return f"{whole + top / bottom:g} "
+    return _WRITTEN_FRACTION.sub(decimal, text)
+
+
 def duration(text: str) -> Duration | None:
     """The length of time all of `text` says ("five minutes", "a minute and a half", "90
     seconds", "10 minutes from now"), else None: "5" alone, "a few minutes" and "5 minutes
     3 minutes" are None (local commands send doubt to the model)."""
-    t = numbers_in(text.lower())
+    t = numbers_in(_written_fractions(text.lower()))
     t = _HEDGE.sub("", t)
     t = _FROM_NOW.sub("", t)
     t = _spoken_amounts(_MORE.sub(" ", t))
@@ -125,7 +139,7 @@ def duration(text: str) -> Duration | None:
 def read_duration(text: str) -> Duration:
     """The length of time in `text`, forgiving the words around it: "5 minutes", "1 hour 30
     minutes", "half an hour", "90 s"; a bare number means minutes ("set a timer for 5")."""
-    t = _spoken_amounts(text)
+    t = _spoken_amounts(_written_fractions(text))
     parts = _LOOSE_PART.findall(t)
     if parts:
         return Duration(sum(float(n) * _seconds(u) for n, u in parts))
