@@ -329,3 +329,23 @@ def test_a_reported_cancel_with_no_call_is_not_said_and_the_tool_is_required(too
     assert model.requests[1].tool_choice == "required"
     assert tools.run(ToolCall("l", "list_timers", {})).say.endswith("no timers or alarms set.")
     model.assert_consumed()
+
+
+@pytest.mark.parametrize("sentence, claims", [
+    ("Yes, you can have a light roast 12 ounce coffee.", True),
+    ("Sure, here is your latte.", True),
+    ("Coming right up!", True),
+    ("You can have up to three timers.", False),
+    ("A latte is espresso with steamed milk.", False),
+])
+def test_granting_an_order_is_a_claim_nothing_here_backs(sentence, claims):
+    """Real spoken coffee orders got the 1.5B's "Yes, you can have a light roast 12 ounce
+    coffee.": nothing here makes or orders anything."""
+    assert ("shopping" in [t.name for t in topics_of().claimed(sentence)]) is claims
+
+
+def test_a_real_coffee_order_granted_is_answered_plainly(tools):
+    model = ScriptedChatModel().enqueue("Yes, you can have a large latte with oat milk.")
+    _r, spoken = run(model, tools, "can i get a large latte with oat milk")
+    assert spoken == topics_of().topic("shopping").reply
+    assert model.requests[0].tool_choice == "none"
