@@ -183,6 +183,11 @@ def test_a_refusal_is_no_claim_and_a_question_claims_nothing():
     ("set_alarm", "set wake up thursday seven am", True),
     ("calculate", "now add a hundred to that", True),
     ("get_time", "what month is today", True),
+    # a length of time in a request of the assistant is about timers
+    ("set_timer", "the dough has to rise for forty five minutes, can you keep track of that "
+                  "for me", True),
+    ("set_timer", "can you mute the music for one hour", False),
+    ("set_timer", "is nine minutes enough to boil an egg", False),
 ])
 def test_a_request_is_about_what_a_tool_is_for_only_when_it_says_so(tool, said, on):
     assert topics_of().on_topic(tool, said) is on
@@ -299,6 +304,24 @@ def test_a_pronoun_or_a_correction_carries_the_last_request_words(tools):
     agent = Agent(model, tools, AgentConfig(), Events())
     result = agent.run_turn(history, "Put it on the list.")
     assert not result.tool_calls[0].error and result.answer.startswith("Added coffee")
+
+
+@pytest.mark.parametrize("told, asked, call, heard", [
+    ("The pasta needs eleven minutes.", "Set a timer for that.",
+     ("set_timer", {"duration": "11 minutes"}), "11 minutes"),
+    ("I parked on level four, spot 22.", "Make a note of that.",
+     ("add_note", {"text": "I parked on level four, spot 22."}), "Noted"),
+])
+def test_that_pointing_back_lets_the_call_use_what_the_user_said_before(tools, told, asked,
+                                                                         call, heard):
+    """The model resolved "that" to the user's last words; the call was refused as words
+    nobody said."""
+    from voiceagent.agent.messages import Message
+
+    history = [Message("user", told), Message("assistant", "Okay.")]
+    model = ScriptedChatModel().enqueue(calls(call)).enqueue(f"{heard}.")
+    result = Agent(model, tools, AgentConfig(), Events()).run_turn(history, asked)
+    assert not result.tool_calls[0].error and heard in result.answer
 
 
 @pytest.mark.parametrize("sentence, done", [

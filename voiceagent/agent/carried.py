@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from voiceagent.agent.tools import Tool
-from voiceagent.intents.numbers import lengths_said
+from voiceagent.language.lengths import lengths_said
 from voiceagent.language import lexicon, tokens
 from voiceagent.tools.words import parse_duration
 

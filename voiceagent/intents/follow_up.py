@@ -26,8 +26,9 @@ from voiceagent.agent.outcome import Ref
 from voiceagent.intents import slots
 from voiceagent.intents.match import LocalMatch
 from voiceagent.intents.normalize import opened
-from voiceagent.intents.numbers import lengths_said, number_value
+from voiceagent.intents.numbers import number_value
 from voiceagent.language import lexicon, tokens
+from voiceagent.language.lengths import lengths_said
 from voiceagent.ports import Clock
 from voiceagent.tools.timers import said_day
 from voiceagent.tools.words import spoken_duration

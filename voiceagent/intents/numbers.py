@@ -41,24 +41,3 @@ def split_quantity(text: str) -> tuple[float, str] | None:
     if not found:
         return None
     return float(found[1]), found[2].strip()
-
-
-LONGEST = 7
-"""Words in the longest length people say ("one hour and a half minutes" has six)."""
-
-
-_FRACTION = re.compile(r"\b(\d+)\s*/\s*(\d+)\s+(?:an?\s+)?")
-
-
-def lengths_said(utterance: str) -> set[float]:
-    """Every length of time in `utterance`, in seconds ("5 minutes and 30 seconds": 300, 30,
-    330; "1/2 an hour": 1800)."""
-    text = _FRACTION.sub(lambda m: f"{int(m[1]) / max(1, int(m[2])):g} ", utterance.lower())
-    said = re.findall(r"\d+(?:\.\d+)?|[a-z']+", text)
-    found: set[float] = set()
-    for start in range(len(said)):
-        for end in range(start + 1, min(len(said), start + LONGEST) + 1):
-            seconds = duration_seconds(" ".join(said[start:end]))
-            if seconds:
-                found.add(seconds)
-    return found

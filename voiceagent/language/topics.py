@@ -22,6 +22,7 @@ import yaml
 
 from voiceagent.errors import ConfigError
 from voiceagent.language.lexicon import lexicon, tokens
+from voiceagent.language.lengths import lengths_said
 
 Terms = tuple[tuple[str, ...], ...]
 
@@ -50,6 +51,10 @@ class Topic:
     reply: str = ""
     """Unserved: what the user hears instead (the reply of the local intent named in
     topics.yaml, from replies.yaml)."""
+    lengths: bool = False
+    """A length of time said in a request of the assistant (lexicon "asking_to_do") puts it
+    on this topic (timers: "the dough has to rise for forty five minutes, can you keep
+    track of that?"), unless it names a topic nothing here serves ("mute for one hour")."""
 
 
 def _find(terms: Terms, said: Sequence[str]) -> list[int]:
@@ -111,8 +116,12 @@ class Topics:
     def about(self, text: str) -> list[Topic]:
         """The topics `text` speaks of, in file order."""
         said = tokens(text)
-        return [t for t in self.topics if _find(t.terms, said)
-                or (t.numbers and _has_number(said, self.number_words))]
+        named = [t for t in self.topics if _find(t.terms, said)]
+        timed = (any(t.lengths for t in self.topics) and not any(not t.served for t in named)
+                 and lexicon().has("asking_to_do", said) and bool(lengths_said(text)))
+        return [t for t in self.topics if t in named
+                or (t.numbers and _has_number(said, self.number_words))
+                or (t.lengths and timed)]
 
     def on_topic(self, tool: str, text: str) -> bool | None:
         """Whether `text` speaks of what `tool` is for; None when no topic names the tool."""
@@ -212,7 +221,7 @@ def topics_of(language: str = "en") -> Topics:
             found.append(Topic(name, served, tuple(spec.get("tools", ())),
                                _terms(spec, "terms", where), _terms(spec, "claims", where),
                                bool(spec.get("numbers")), bool(spec.get("conversation")),
-                               str(spec.get("reply", ""))))
+                               str(spec.get("reply", "")), bool(spec.get("lengths"))))
     replies = yaml.safe_load(lexicon(language).file("replies.yaml").read_text(
         encoding="utf-8")).get("intents", {})
     for i, topic in enumerate(found):

@@ -1,0 +1,29 @@
+"""Every length of time a sentence holds, wherever it is in it ("the pasta needs eleven
+minutes"): what a call's length must be one of, what "set a timer for that" points at, and
+what puts a request on the timers' topic."""
+
+from __future__ import annotations
+
+import re
+
+from voiceagent.language.spoken_time import duration
+
+LONGEST = 7
+"""Words in the longest length people say ("one hour and a half minutes" has six)."""
+
+
+_FRACTION = re.compile(r"\b(\d+)\s*/\s*(\d+)\s+(?:an?\s+)?")
+
+
+def lengths_said(utterance: str) -> set[float]:
+    """Every length of time in `utterance`, in seconds ("5 minutes and 30 seconds": 300, 30,
+    330; "1/2 an hour": 1800)."""
+    text = _FRACTION.sub(lambda m: f"{int(m[1]) / max(1, int(m[2])):g} ", utterance.lower())
+    said = re.findall(r"\d+(?:\.\d+)?|[a-z']+", text)
+    found: set[float] = set()
+    for start in range(len(said)):
+        for end in range(start + 1, min(len(said), start + LONGEST) + 1):
+            said_length = duration(" ".join(said[start:end]))
+            if said_length is not None and said_length.seconds:
+                found.add(said_length.seconds)
+    return found
