@@ -270,3 +270,17 @@ def test_running_out_puts_it_on_the_shopping_list_and_saying_it_again_keeps_one(
     assert "coffee" in s.say("We're out of coffee.")
     s.say("We're out of coffee.")
     assert s.read().count("coffee") == 1
+
+
+def test_the_one_clause_that_points_back_among_remarks(tools):
+    s = Session(tools)
+    s.say("Remind me in 10 minutes to check the oven.")
+    s.say("Actually I don't need that reminder any more, get rid of it.")
+    assert s.timers().endswith("no timers or alarms set.")
+
+
+def test_a_negated_command_beside_a_reading_only_reads(tools):
+    s = Session(tools)
+    s.say("Set a timer for 5 minutes.")
+    assert "left" in s.say("Don't cancel it, just tell me how long is left.")
+    assert "5 minute" in s.timers()

@@ -151,6 +151,7 @@ TIMERS = [
     ("how much longer on the timer", "timer_status", {}),
     ("how much time is left", "timer_status", {}),
     ("how many timers do i have", "timer_status", {}),
+    ("olly how long left", "timer_status", {}),
     ("how many alarms are set", "timer_status", {}),
     ("we're out of coffee", "list_add", {"list_name": "shopping", "items": "coffee"}),
     ("oh we are running low on dish soap and paper towels", "list_add",

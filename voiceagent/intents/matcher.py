@@ -109,10 +109,19 @@ class LocalCommands:
     def follow_up(self, text: str, history: Sequence[Message]) -> list[LocalMatch]:
         """The commands `text` gives by pointing at the last exchange ("cancel it" after a
         timer was set); [] otherwise (intents/follow_up.py)."""
-        found = self._follow_ups.calls(text, history)
+        found = self._follow_ups.calls(text, history) or self._follow_up_clause(text, history)
         if found and found[0].intent in GIVE_WAY and self.match(text) is not None:
             return []  # "Never mind." answers "Which one?"; "and what's the time?" asks it
         return found if all(m.tool is None or m.tool in self.registry for m in found) else []
+
+    def _follow_up_clause(self, text: str, history: Sequence[Message]) -> list[LocalMatch]:
+        """The one clause of several that points back, among remarks: "Actually I don't
+        need that reminder any more, get rid of it." None when two clauses do."""
+        clauses = [c for c in _CLAUSE.split(text) if c.strip()]
+        if len(clauses) < 2:
+            return []
+        found = [m for m in (self._follow_ups.calls(c, history) for c in clauses) if m]
+        return found[0] if len(found) == 1 else []
 
     def match(self, text: str) -> LocalMatch | None:
         """The command in `text`, or None: send it to the LLM unchanged."""
@@ -136,10 +145,16 @@ class LocalCommands:
             if not found or len(found) != len(results):
                 return None
             return next((m for m in found if m.intent not in PLEASANTRIES), found[0])
-        if (len(commands) > 1 or lexicon().has("correction", said)
+        if (len(commands) > 1 or (lexicon().has("correction", said) and self._writes(commands))
                 or any(m.tool is None and m.intent not in PLEASANTRIES for m in found)):
-            return None
+            return None  # a correction may change a write ("5 minutes, no wait, 10"), not a read
         return next(iter(commands.values()))
+
+    def _writes(self, commands: dict[str, LocalMatch]) -> bool:
+        """Any of `commands` changes something ("Don't cancel it, just tell me how long is
+        left": only the reading is a command)."""
+        return any((t := self.registry.get(m.tool or "")) is None or t.writes
+                   for m in commands.values())
 
     def _match_clean(self, said: str) -> LocalMatch | None:
         best: _Candidate | None = None
