@@ -188,6 +188,10 @@ def test_a_refusal_is_no_claim_and_a_question_claims_nothing():
                   "for me", True),
     ("set_timer", "can you mute the music for one hour", False),
     ("set_timer", "is nine minutes enough to boil an egg", False),
+    # a number in a remark is no sum to work out
+    ("calculate", "I parked on level four, spot 22.", False),
+    ("calculate", "what is 2 to the power of 10", True),
+    ("calculate", "2 to the power of 10", True),
 ])
 def test_a_request_is_about_what_a_tool_is_for_only_when_it_says_so(tool, said, on):
     assert topics_of().on_topic(tool, said) is on

@@ -45,7 +45,8 @@ class Topic:
     terms: Terms = ()
     claims: Terms = ()
     numbers: bool = False
-    """Any number said puts a request on this topic (sums)."""
+    """Any number said in a question or request puts it on this topic (sums); in a remark
+    ("I parked on level four") it does not."""
     conversation: bool = False
     """Its state may rest on results earlier in the conversation, not only this turn's."""
     reply: str = ""
@@ -120,7 +121,7 @@ class Topics:
         timed = (any(t.lengths for t in self.topics) and not any(not t.served for t in named)
                  and lexicon().has("asking_to_do", said) and bool(lengths_said(text)))
         return [t for t in self.topics if t in named
-                or (t.numbers and _has_number(said, self.number_words))
+                or (t.numbers and _has_number(said, self.number_words) and _asks(text, said))
                 or (t.lengths and timed)]
 
     def on_topic(self, tool: str, text: str) -> bool | None:
@@ -191,6 +192,20 @@ class Topics:
             if at <= start + 2 and not _find(self.describers, said[start:at]):
                 return True  # "Eggs removed from your list."; not "Pluto was removed from"
         return False
+
+
+def _asks(text: str, said: Sequence[str]) -> bool:
+    """`text` is a question or a request, not a remark: it ends with "?", opens with a
+    question's or a request's word (lexicon "question_openers", after a name or filler),
+    with a number ("12 times 7"), or asks the assistant (lexicon "asking_to_do")."""
+    lex = lexicon()
+    if text.rstrip().endswith("?") or lex.has("asking_to_do", said):
+        return True
+    rest = [w for w in said if w not in lex.words("addresses") | lex.words("fillers")
+            | lex.words("openers")]
+    first = rest[:1]
+    return not rest or bool(re.fullmatch(r"\d.*", first[0])) or first[0] in lex.words(
+        "number_words") or any(lex.is_one("question_openers", rest[:n]) for n in (1, 2))
 
 
 def _skip_fillers(said: Sequence[str]) -> int:
