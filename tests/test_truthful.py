@@ -376,3 +376,23 @@ def test_a_real_coffee_order_granted_is_answered_plainly(tools):
     _r, spoken = run(model, tools, "can i get a large latte with oat milk")
     assert spoken == topics_of().topic("shopping").reply
     assert model.requests[0].tool_choice == "none"
+
+
+@pytest.mark.parametrize("sentence, refuses_other", [
+    ("Sorry, I can't check the weather here.", True),
+    ("I can't browse the web, but Hamlet was written by Shakespeare.", False),
+    ("I can't play music here.", True),
+    ("Sorry, I can't do that here.", False),
+])
+def test_a_refusal_of_what_was_not_asked_is_no_answer(sentence, refuses_other):
+    """The 1.5B answered "who and why is on at the theater tonight" with the worked
+    example's "Sorry, I can't check the weather here."."""
+    asked = topics_of().about("who and why is on at the theater tonight")
+    assert (topics_of().refuses_other(sentence, asked) is not None) is refuses_other
+
+
+def test_the_worked_examples_refusal_copied_is_replaced_by_the_plain_one(tools):
+    model = ScriptedChatModel().enqueue("Sorry, I can't check the weather here.")
+    _r, spoken = run(model, tools, "who and why is on at the theater tonight")
+    assert spoken == say("cannot")
+    model.assert_consumed()

@@ -153,6 +153,7 @@ class Agent:
                                   if m.role == "tool" and m.name and not m.is_error},
                       private=topics_of().personal_unserved(user_text),
                       general=not about, named=bool(topics_of().named(user_text)),
+                      asked=tuple(about),
                       served=bool(about) and all(
                           t.served and set(t.tools) & set(self.tools.names) for t in about))
         said = Said(user_text, earlier=said_before(history), answering=answering(history),

@@ -19,7 +19,7 @@ from typing import Protocol
 from voiceagent.agent.events import Error, Events, FirstToken, ReplyDone, Request
 from voiceagent.agent.history import for_model
 from voiceagent.agent.messages import Message, Price, Reply, ToolChoice, Usage
-from voiceagent.agent.spoken import DECLINES_GENERAL, DECLINES_SERVED
+from voiceagent.agent.spoken import DECLINES_GENERAL, DECLINES_SERVED, REFUSES_OTHER
 from voiceagent.agent.tools import ToolRegistry
 from voiceagent.agent.turn import CallDone, Turn, TurnResult
 from voiceagent.config import AgentConfig
@@ -116,6 +116,9 @@ class ModelTurn:
         if not voice.silent or not voice.dropped:
             return ""
         reasons = [reason for _s, reason in voice.dropped]
+        if all(r.startswith(REFUSES_OTHER) for r in reasons):  # the example's weather,
+            unserved = [t for t in voice.facts.asked if not t.served]  # asked of theatre
+            return unserved[0].reply if unserved else say("cannot")
         claimed = [_claim_topic(r) for r in reasons if _claim_topic(r)]
         known = topics_of()
         unserved = [known.topic(n) for n in claimed if n in _UNSERVED]

@@ -67,6 +67,8 @@ class Facts:
     """A request on no topic a tool serves, asked by itself: the model's first request
     offers no tool (tool_choice "none"), so a session of tool turns cannot prime it into
     one ("Who wrote Hamlet?" -> calculate)."""
+    asked: tuple[Topic, ...] = ()
+    """The topics the request speaks of."""
     named: bool = False
     """The request names a topic (a timer, a list, the weather; a number alone names
     none): a bare "Okay." to it says it was done."""
@@ -86,6 +88,9 @@ def unbacked(sentence: str, facts: Facts) -> str:
             return f"unbacked {topic.name}"
     if not facts.wrote and topics_of().acknowledges(sentence, bare=facts.named):
         return "claims what no tool did"  # "pause timer" -> "Sure.", with no call
+    other = topics_of().refuses_other(sentence, facts.asked)
+    if other is not None:
+        return f"{REFUSES_OTHER} ({other.name})"
     if facts.private is not None and not topics_of().refuses(sentence):
         return f"unbacked {facts.private.name}"
     if (facts.general or facts.served) and lexicon().has("declines", sentence):
@@ -93,6 +98,7 @@ def unbacked(sentence: str, facts: Facts) -> str:
     return ""
 
 
+REFUSES_OTHER = "refuses what was not asked"
 DECLINES_GENERAL = "declines a general question"
 DECLINES_SERVED = "declines what a tool here does"
 

@@ -158,6 +158,15 @@ class Topics:
         said = tokens(text)
         return [t for t in self.topics if _find(t.terms, said)]
 
+    def refuses_other(self, sentence: str, asked: Sequence[Topic]) -> Topic | None:
+        """The unserved topic a refusal names that the request did not speak of ("Sorry, I
+        can't check the weather here." to "who is on at the theater tonight"): the small
+        model's copy of the worked example, not an answer."""
+        if (not self.refuses(sentence) or sentence.rstrip().endswith("?")
+                or lexicon().has("contrast", sentence)):
+            return None  # "I can't browse, but Hamlet was written by Shakespeare."
+        return next((t for t in self.named(sentence) if not t.served and t not in asked), None)
+
     def refuses(self, sentence: str) -> bool:
         """`sentence` says what cannot or will not be done (a negation in it), or asks."""
         return sentence.rstrip().endswith("?") or bool(_find(self.negation, tokens(sentence)))
