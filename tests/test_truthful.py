@@ -396,3 +396,14 @@ def test_the_worked_examples_refusal_copied_is_replaced_by_the_plain_one(tools):
     _r, spoken = run(model, tools, "who and why is on at the theater tonight")
     assert spoken == say("cannot")
     model.assert_consumed()
+
+
+def test_a_drafts_read_ahead_sends_the_request_as_the_turn_will(tools):
+    """The server's cache must hold the turn's first request whole, note included: else
+    the note's tokens are read after the user stops talking."""
+    model = ScriptedChatModel().enqueue("Shakespeare.").enqueue("Shakespeare.")
+    agent = Agent(model, tools, AgentConfig(), Events())
+    agent.warm_up([], "Who wrote the play Hamlet?")
+    agent.run_turn([], "Who wrote the play Hamlet?")
+    ahead, turn = model.requests
+    assert ahead.messages == turn.messages and tell_model("in_words") in turn.messages[-1].text

@@ -49,6 +49,7 @@ from voiceagent.agent.voice import Voice
 from voiceagent.config import AgentConfig
 from voiceagent.errors import ChatError
 from voiceagent.language import lexicon, tokens
+from voiceagent.language.sayings import tell_model
 from voiceagent.language.topics import topics_of
 from voiceagent.ports import Approver, ChatModel
 
@@ -115,13 +116,18 @@ class Agent:
             return turn.end("done", unserved.reply)
         return ModelTurn(self, turn, history).run()
 
-    def warm_up(self, history: Sequence[Message] = (), user_text: str = "hi") -> None:
+    def warm_up(self, history: Sequence[Message] = (), draft: str = "") -> None:
         """Send the fixed prefix (system prompt, tools, worked example) and the conversation
         so far, so the server has them cached before the user's next question (seconds saved
         on a small CPU): at start, after turns the model never saw (local commands), and with
-        the words of a draft heard as finished as `user_text` (agent/warmer.py)."""
+        the words of a draft heard as finished (`draft`, agent/warmer.py) as the turn's first
+        request will send them."""
         enough = threading.Event()  # stop at the first token: the prompt is cached by then
+        user_text = draft or "hi"
         try:
+            said = Said(draft, answering=answering(history), last_request=last_request(history))
+            if draft and self._words_only(said):  # the turn's first request has the note too
+                user_text = f"{draft}\n\n{tell_model('in_words')}"
             self.model.complete(self.config.system_prompt,
                                 [*self.prefix, *for_model(history, self.config.history),
                                  Message("user", user_text)],
@@ -138,7 +144,8 @@ class Agent:
         not go on from a request that was on one ("And in Paris?" after the time in
         Tokyo)."""
         known = topics_of()
-        if said.answering or any(known.serving(n) is None for n in self.tools.names):
+        if (said.answering or any(t.served for t in known.about(said.now))
+                or any(known.serving(n) is None for n in self.tools.names)):
             return False
         words = tokens(said.now)
         goes_on = any(lexicon().is_one("going_on", words[:n]) for n in (1, 2, 3))
@@ -158,7 +165,7 @@ class Agent:
                           t.served and set(t.tools) & set(self.tools.names) for t in about))
         said = Said(user_text, earlier=said_before(history), answering=answering(history),
                     last_request=last_request(history), last_results=last_results(history))
-        facts.in_words = not any(t.served for t in about) and self._words_only(said)
+        facts.in_words = self._words_only(said)
         def on_error(where: str, exc: Exception) -> None:
             self.events.emit(Error(where, f"{type(exc).__name__}: {exc}"))
 
