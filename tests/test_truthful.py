@@ -407,3 +407,10 @@ def test_a_drafts_read_ahead_sends_the_request_as_the_turn_will(tools):
     agent.run_turn([], "Who wrote the play Hamlet?")
     ahead, turn = model.requests
     assert ahead.messages == turn.messages and tell_model("in_words") in turn.messages[-1].text
+
+
+def test_offering_to_get_what_was_ordered_is_a_claim_too():
+    """"can i get a large latte with oat milk" -> the 1.5B: "Sure, I can get a large latte
+    with oat milk."."""
+    claimed = topics_of().claimed("Sure, I can get a large latte with oat milk.")
+    assert "shopping" in [t.name for t in claimed]
