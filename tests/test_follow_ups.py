@@ -284,3 +284,12 @@ def test_a_negated_command_beside_a_reading_only_reads(tools):
     s.say("Set a timer for 5 minutes.")
     assert "left" in s.say("Don't cancel it, just tell me how long is left.")
     assert "5 minute" in s.timers()
+
+
+@pytest.mark.parametrize("said", ["oh wait i said apples but i meant pears",
+                                  "apples, I meant pears"])
+def test_i_said_x_but_meant_y_replaces_x(tools, said):
+    s = Session(tools)
+    s.say("put apples on my shopping list")
+    s.say(said)
+    assert "pears" in s.read() and "apples" not in s.read() and "meant" not in s.read()

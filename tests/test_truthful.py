@@ -414,3 +414,17 @@ def test_offering_to_get_what_was_ordered_is_a_claim_too():
     with oat milk."."""
     claimed = topics_of().claimed("Sure, I can get a large latte with oat milk.")
     assert "shopping" in [t.name for t in claimed]
+
+
+def test_items_nobody_named_are_asked_for_and_the_answer_is_taken(tools):
+    """"Add something to my shopping list." -> the 1.5B made up "apples, bananas, oranges";
+    the user is asked, and "Bread." is then what goes on the list."""
+    model = ScriptedChatModel().enqueue(calls(
+        ("add_to_list", {"list_name": "grocery", "items": "apples, bananas, oranges"})))
+    agent = Agent(model, tools, AgentConfig(), Events())
+    first = agent.run_turn([], "Add something to my shopping list.")
+    assert first.answer == say("ask_items")
+    model.enqueue(calls(("add_to_list", {"list_name": "shopping", "items": "bread"})))
+    second = agent.run_turn(list(first.messages), "Bread.")
+    assert not second.tool_calls[0].error
+    assert "bread" in tools.run(ToolCall("r", "read_list", {"list_name": "shopping"})).say

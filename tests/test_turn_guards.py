@@ -85,14 +85,13 @@ def test_an_invented_list_item_is_never_written_and_the_model_hears_why(tools):
     model = ScriptedChatModel()
     model.enqueue(calls(("add_to_list", {"list_name": "shopping",
                                          "items": "apples, bananas, oranges"})))
-    model.enqueue("What would you like me to add?")
     agent, _ = make(model, tools)
     result, spoken = run(agent, "Happens to my shopping list.")
     (_, text, is_error, _refs), = result.tool_calls
     assert is_error and "bananas" in text
     # nothing was written: the list does not even exist
     assert tools.get("read_list").func(list_name="shopping").startswith("You have no shopping")
-    assert spoken == "What would you like me to add?"
+    assert spoken == say("ask_items")  # none of the items was said: the user is asked
     assert "rror" not in spoken
 
 

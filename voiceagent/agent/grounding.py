@@ -103,7 +103,7 @@ def ground(tool: Tool, args: dict[str, Any], utterance: str, *, earlier: str = "
     said = utterance if tool.writes or not back else f"{earlier} {utterance}"
     exists = dict(tool.known)
     required = set(tool.parameters.get("required", ()))
-    problems, drop, invented = [], [], False
+    problems, drop, invented, asked = [], [], False, ""
     for param in tool.grounded:
         value = args.get(param)
         if isinstance(value, str) and value.strip():
@@ -116,7 +116,9 @@ def ground(tool: Tool, args: dict[str, Any], utterance: str, *, earlier: str = "
                 problems.append(f"{param} {value!r} has words the user never said "
                                 f"({', '.join(unsaid)})")
                 invented |= len(unsaid) >= max(2, len(words(value)) // 2)
-    ask = ""
+                if len(unsaid) == len(set(words(value))) and on_topic(tool, utterance):
+                    asked = asked or dict(tool.asks).get(param, "")  # "Add something."
+    ask = asked
     for param in tool.counted:
         value = args.get(param)
         if isinstance(value, (int, float)) and not isinstance(value, bool):

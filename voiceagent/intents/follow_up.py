@@ -171,6 +171,8 @@ class FollowUps:
 
     def _change(self, pointer: Pointer, refs: list[Ref]) -> list[LocalMatch]:
         new = pointer.words.get("new", "")
+        if lexicon().has("correction", new):  # "apples but i meant pears" is no new thing
+            return []
         made = [r for r in refs if r.kind in ("timer", "alarm") and r.action == "made"]
         if len(made) == 1:
             return self._reset(made[0], new)
@@ -181,6 +183,8 @@ class FollowUps:
 
     def _correct(self, pointer: Pointer, refs: list[Ref]) -> list[LocalMatch]:
         new, old = pointer.words.get("new", ""), pointer.words.get("old", "")
+        if lexicon().has("correction", new):
+            return []
         for r in refs:
             if r.kind == "list" and r.action == "added":
                 item = next((i for i in r.items if _same_item(i, old)), None)

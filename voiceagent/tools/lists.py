@@ -16,7 +16,7 @@ from voiceagent.agent.outcome import Outcome, Ref
 from voiceagent.agent.tools import Tool, tool
 from voiceagent.atomic import write_atomic
 from voiceagent.errors import ToolError
-from voiceagent.language import lexicon
+from voiceagent.language import lexicon, say
 from voiceagent.language.plural import plural, singular
 from voiceagent.ports import Clock
 from voiceagent.tools.words import capitalised
@@ -157,7 +157,7 @@ def make_tools(data_dir: Path, aliases: dict[str, str],
     notes_path = data_dir / "notes.txt"
 
     @tool(speaks_result=True, writes=True, grounded=("items", "list_name"),
-          known={"list_name": lists.exists})
+          known={"list_name": lists.exists}, asks={"items": say("ask_items")})
     def add_to_list(list_name: str, items: str) -> Outcome | str:
         """Add or put items on a list (shopping, to-do, ...); a new list is created.
 
