@@ -158,7 +158,7 @@ class Agent:
         facts = Facts(known=[m.text for m in history] + [user_text],
                       ran_before={m.name for m in history
                                   if m.role == "tool" and m.name and not m.is_error},
-                      private=topics_of().personal_unserved(user_text),
+                      private=topics_of().unknowable(user_text),
                       general=not about, named=bool(topics_of().named(user_text)),
                       asked=tuple(about),
                       served=bool(about) and all(

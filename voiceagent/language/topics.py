@@ -52,6 +52,8 @@ class Topic:
     reply: str = ""
     """Unserved: what the user hears instead (the reply of the local intent named in
     topics.yaml, from replies.yaml)."""
+    when: bool = False
+    """Its words may only say when ("today", "on sunday"): the clock's."""
     lengths: bool = False
     """A length of time said in a request of the assistant (lexicon "asking_to_do") puts it
     on this topic (timers: "the dough has to rise for forty five minutes, can you keep
@@ -98,15 +100,17 @@ class Topics:
     def topic(self, name: str) -> Topic:
         return next(t for t in self.topics if t.name == name)
 
-    def personal_unserved(self, text: str) -> Topic | None:
+    def unknowable(self, text: str) -> Topic | None:
         """The unserved topic a request asks about the user's own world ("what did I tell
-        Susan in my last email", "do I have meetings today"), when it is on no served topic:
-        nothing here knows the answer. None for general questions ("what is email?")."""
+        Susan in my last email", "do I have meetings today") or its live state ("will it be
+        too cold for a dress on sunday", "how is the traffic on houston street now": lexicon
+        "live"), when it is on no served topic but the clock's words for when: nothing here
+        knows the answer. None for general questions ("what is email?", "why does it rain")."""
         said = tokens(text)
-        if not _find(self.self_words, said):
+        if not (_find(self.self_words, said) or lexicon().has("live", said)):
             return None
         found = self.about(text)
-        if any(t.served for t in found):
+        if any(t.served and not t.when for t in found):
             return None
         return next((t for t in found if not t.served), None)
 
@@ -245,7 +249,8 @@ def topics_of(language: str = "en") -> Topics:
             found.append(Topic(name, served, tuple(spec.get("tools", ())),
                                _terms(spec, "terms", where), _terms(spec, "claims", where),
                                bool(spec.get("numbers")), bool(spec.get("conversation")),
-                               str(spec.get("reply", "")), bool(spec.get("lengths"))))
+                               str(spec.get("reply", "")), bool(spec.get("when")),
+                               bool(spec.get("lengths"))))
     replies = yaml.safe_load(lexicon(language).file("replies.yaml").read_text(
         encoding="utf-8")).get("intents", {})
     for i, topic in enumerate(found):
