@@ -446,3 +446,26 @@ def test_the_live_state_of_what_nothing_here_knows_is_unknowable(said, topic):
     model's to answer."""
     found = topics_of().unknowable(said)
     assert (found.name if found else None) == topic
+
+
+@pytest.mark.parametrize("request_text, answer", [
+    ("please book the next taxi", "What's your destination?"),
+    ("lower all volume on speakers please", "Sure, I can lower the volume on my speakers."),
+    ("can you speak louder", "Sure, I can speak louder."),
+    ("start play recently added playlist", "Sure, I can start playing the recently added "
+                                          "playlist."),
+])
+def test_yes_or_a_question_back_to_what_nothing_here_does_is_said_plainly(
+        tools, request_text, answer):
+    """SLURP's real requests: the 1.5B said yes, or asked for details, to what nothing here
+    can do; the user hears that it can't."""
+    model = ScriptedChatModel().enqueue(answer).enqueue(answer)
+    _r, spoken = run(model, tools, request_text)
+    unserved = topics_of().only_unserved(request_text)
+    assert unserved is not None and spoken == unserved.reply
+
+
+def test_a_question_back_to_a_request_a_tool_serves_is_asked(tools):
+    model = ScriptedChatModel().enqueue("Which list should I use?")
+    _r, spoken = run(model, tools, "put batteries on a list")
+    assert spoken == "Which list should I use?"

@@ -166,6 +166,8 @@ class Agent:
         said = Said(user_text, earlier=said_before(history), answering=answering(history),
                     last_request=last_request(history), last_results=last_results(history))
         facts.in_words = self._words_only(said)
+        facts.answering = bool(said.answering)
+        facts.unserved = topics_of().only_unserved(user_text)
         def on_error(where: str, exc: Exception) -> None:
             self.events.emit(Error(where, f"{type(exc).__name__}: {exc}"))
 

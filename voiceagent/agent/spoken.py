@@ -67,6 +67,11 @@ class Facts:
     """A request on no topic a tool serves, asked by itself: the model's first request
     offers no tool (tool_choice "none"), so a session of tool turns cannot prime it into
     one ("Who wrote Hamlet?" -> calculate)."""
+    unserved: Topic | None = None
+    """What the request asks that nothing here does, when it asks nothing a tool does
+    (a taxi, the volume): a question back ("Where to?", "Which song?") pretends otherwise."""
+    answering: bool = False
+    """The request answers a question of ours."""
     asked: tuple[Topic, ...] = ()
     """The topics the request speaks of."""
     named: bool = False
@@ -88,6 +93,8 @@ def unbacked(sentence: str, facts: Facts) -> str:
             return f"unbacked {topic.name}"
     if not facts.wrote and topics_of().acknowledges(sentence, bare=facts.named):
         return "claims what no tool did"  # "pause timer" -> "Sure.", with no call
+    if facts.unserved is not None and sentence.rstrip().endswith("?") and not facts.answering:
+        return f"unbacked {facts.unserved.name}"  # "Where to?" when asked for a taxi
     other = topics_of().refuses_other(sentence, facts.asked)
     if other is not None:
         return f"{REFUSES_OTHER} ({other.name})"

@@ -109,6 +109,11 @@ class Topics:
         said = tokens(text)
         if not (_find(self.self_words, said) or lexicon().has("live", said)):
             return None
+        return self.only_unserved(text)
+
+    def only_unserved(self, text: str) -> Topic | None:
+        """The first unserved topic `text` speaks of when it speaks of no served one (the
+        clock's words for when aside): what it asks, nothing here does."""
         found = self.about(text)
         if any(t.served and not t.when for t in found):
             return None
