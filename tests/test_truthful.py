@@ -362,6 +362,7 @@ def test_a_reported_cancel_with_no_call_is_not_said_and_the_tool_is_required(too
     ("Yes, you can have a light roast 12 ounce coffee.", True),
     ("Sure, here is your latte.", True),
     ("Coming right up!", True),
+    ("Sure, you can order a 20 ounce iced coffee with a little bit of sweetener.", True),
     ("You can have up to three timers.", False),
     ("A latte is espresso with steamed milk.", False),
 ])
