@@ -139,10 +139,9 @@ class Agent:
 
     def _words_only(self, said: Said) -> bool:
         """A request on no topic a tool serves needs no tool when every enabled tool serves
-        one (a plugin
-        may serve anything), it answers no question of ours ("Yes, please."), and it does
-        not go on from a request that was on one ("And in Paris?" after the time in
-        Tokyo)."""
+        one (a plugin may serve anything), it answers no question of ours ("Yes, please."),
+        and it does not go on from a request that was on one ("And in Paris?" after the time
+        in Tokyo)."""
         known = topics_of()
         if (said.answering or any(t.served for t in known.about(said.now))
                 or any(known.serving(n) is None for n in self.tools.names)):
@@ -154,20 +153,20 @@ class Agent:
     def _turn(self, history: tuple[Message, ...], user_text: str,
               on_text: Callable[[str], None] | None, cancel: threading.Event,
               doubtful: bool) -> Turn:
-        about = topics_of().about(user_text)
+        known = topics_of()
+        about = known.about(user_text)
+        said = Said(user_text, earlier=said_before(history), answering=answering(history),
+                    last_request=last_request(history), last_results=last_results(history))
         facts = Facts(known=[m.text for m in history] + [user_text],
                       ran_before={m.name for m in history
                                   if m.role == "tool" and m.name and not m.is_error},
-                      private=topics_of().unknowable(user_text),
-                      general=not about, named=bool(topics_of().named(user_text)),
-                      asked=tuple(about),
+                      private=known.unknowable(user_text),
+                      general=not about, named=bool(known.named(user_text)),
+                      asked=tuple(about), in_words=self._words_only(said),
+                      answering=bool(said.answering),
+                      unserved=known.only_unserved(user_text),
                       served=bool(about) and all(
                           t.served and set(t.tools) & set(self.tools.names) for t in about))
-        said = Said(user_text, earlier=said_before(history), answering=answering(history),
-                    last_request=last_request(history), last_results=last_results(history))
-        facts.in_words = self._words_only(said)
-        facts.answering = bool(said.answering)
-        facts.unserved = topics_of().only_unserved(user_text)
         def on_error(where: str, exc: Exception) -> None:
             self.events.emit(Error(where, f"{type(exc).__name__}: {exc}"))
 
