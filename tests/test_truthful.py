@@ -84,6 +84,31 @@ def test_a_request_no_tool_serves_is_asked_without_tools_and_with_a_note(tools):
     assert "No tool here" not in spoken
 
 
+@pytest.mark.parametrize("text, about", [
+    ("today was a tiring day", []),  # a remark about the user's day
+    ("joke of the day", []),
+    ("what day is it today", ["clock"]),
+    ("what's the date", ["clock"]),
+    ("will it rain on sunday", ["clock", "weather"]),
+])
+def test_words_that_only_say_when_are_the_clocks_only_when_asked(text, about):
+    assert [t.name for t in topics_of().about(text)] == about
+
+
+@pytest.mark.parametrize("text, note", [
+    ("today was a tiring day", "in_general"),  # a remark: no word of refusing
+    ("tell me a joke", "in_general"),
+    ("book the next taxi to the airport", "in_words"),  # nothing here does it: may refuse
+])
+def test_only_a_request_on_what_nothing_here_does_is_told_it_may_refuse(tools, text, note):
+    """Told "if it asks for something nothing here can do, say so plainly", the 1.5B
+    answered remarks and jokes with "I'm sorry, but I can't assist with that."."""
+    model = ScriptedChatModel().enqueue("Okay then.")
+    run(model, tools, text)
+    assert model.requests[0].tool_choice == "none"
+    assert tell_model(note) in model.requests[0].messages[-1].text
+
+
 @pytest.mark.parametrize("history, text", [
     ([("user", "Can you set a timer for the eggs?"),
       ("assistant", "For how long should I set it?")], "Yes, the usual."),

@@ -43,7 +43,7 @@ class DemoChat:
                 results.insert(0, m.text)
             return _say(f"{MARK} {' '.join(results)}", on_text)
         question = messages[-1].text if messages else ""
-        call = match(question, tools)
+        call = match(question, tools) if tool_choice != "none" else None
         if call is not None:  # labelled first: a tool whose result is the answer ends the turn
             return Reply(_say(MARK, on_text).text, (call,))
         names = ", ".join(t.name for t in tools) or "none"

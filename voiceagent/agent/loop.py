@@ -42,14 +42,13 @@ from voiceagent.agent.local import LocalMatch, LocalMatcher, answer_locally
 from voiceagent.agent.messages import Message, Price
 from voiceagent.agent.model_turn import ModelTurn
 from voiceagent.agent.policy import CallPolicy, Said
-from voiceagent.agent.spoken import Facts
+from voiceagent.agent.spoken import Facts, words_note
 from voiceagent.agent.tools import ToolRegistry
 from voiceagent.agent.turn import CallDone, Stop, Turn, TurnResult
 from voiceagent.agent.voice import Voice
 from voiceagent.config import AgentConfig
 from voiceagent.errors import ChatError
 from voiceagent.language import lexicon, tokens
-from voiceagent.language.sayings import tell_model
 from voiceagent.language.topics import topics_of
 from voiceagent.ports import Approver, ChatModel
 
@@ -127,7 +126,7 @@ class Agent:
         try:
             said = Said(draft, answering=answering(history), last_request=last_request(history))
             if draft and self._words_only(said):  # the turn's first request has the note too
-                user_text = f"{draft}\n\n{tell_model('in_words')}"
+                user_text = f"{draft}\n\n{words_note(not topics_of().about(draft))}"
             self.model.complete(self.config.system_prompt,
                                 [*self.prefix, *for_model(history, self.config.history),
                                  Message("user", user_text)],

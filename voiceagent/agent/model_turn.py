@@ -19,7 +19,8 @@ from typing import Protocol
 from voiceagent.agent.events import Error, Events, FirstToken, ReplyDone, Request
 from voiceagent.agent.history import for_model
 from voiceagent.agent.messages import Message, Price, Reply, ToolChoice, Usage
-from voiceagent.agent.spoken import DECLINES_GENERAL, DECLINES_SERVED, REFUSES_OTHER
+from voiceagent.agent.spoken import (DECLINES_GENERAL, DECLINES_SERVED, REFUSES_OTHER,
+                                     words_note)
 from voiceagent.agent.tools import ToolRegistry
 from voiceagent.agent.turn import CallDone, Turn, TurnResult
 from voiceagent.config import AgentConfig
@@ -56,7 +57,7 @@ class ModelTurn:
         self.deadline = turn.started + agent.config.max_seconds
         self.halt = _Halt(turn.cancel, self.deadline)
         words = turn.voice.facts.in_words  # "Who wrote Hamlet?" after tool turns
-        self.retry_note = tell_model("in_words") if words else ""
+        self.retry_note = words_note(turn.voice.facts.general) if words else ""
         """Added to the user's words once: when the first answer was held back whole, and
         on the first request for one no tool serves (with no tool offered: the 1.5B
         answered "Who wrote the play Hamlet?" with calculate even in a fresh session)."""

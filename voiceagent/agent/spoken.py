@@ -13,7 +13,7 @@ import functools
 import re
 from dataclasses import dataclass, field
 
-from voiceagent.language import lexicon, tokens
+from voiceagent.language import lexicon, tell_model, tokens
 from voiceagent.language.topics import DONE, Topic, topics_of
 
 
@@ -77,6 +77,13 @@ class Facts:
     named: bool = False
     """The request names a topic (a timer, a list, the weather; a number alone names
     none): a bare "Okay." to it says it was done."""
+
+
+def words_note(general: bool) -> str:
+    """The note sent with a request no tool serves. One on no topic at all (a remark, a
+    joke, a view) is not told it may refuse: so told, the 1.5B answered "today was a tiring
+    day" and "tell me a joke" with "I can't assist with that"."""
+    return tell_model("in_general" if general else "in_words")
 
 
 def unbacked(sentence: str, facts: Facts) -> str:

@@ -58,6 +58,9 @@ class Topic:
     """A length of time said in a request of the assistant (lexicon "asking_to_do") puts it
     on this topic (timers: "the dough has to rise for forty five minutes, can you keep
     track of that?"), unless it names a topic nothing here serves ("mute for one hour")."""
+    asked: Terms = ()
+    """Words that put a request on this topic only when it asks (a question or a request):
+    "what day is it", but not the remark "today was a tiring day" or "joke of the day"."""
 
 
 def _find(terms: Terms, said: Sequence[str]) -> list[int]:
@@ -126,11 +129,13 @@ class Topics:
     def about(self, text: str) -> list[Topic]:
         """The topics `text` speaks of, in file order."""
         said = tokens(text)
-        named = [t for t in self.topics if _find(t.terms, said)]
+        asks = _asks(text, said)
+        named = [t for t in self.topics
+                 if _find(t.terms, said) or (asks and _find(t.asked, said))]
         timed = (any(t.lengths for t in self.topics) and not any(not t.served for t in named)
                  and lexicon().has("asking_to_do", said) and bool(lengths_said(text)))
         return [t for t in self.topics if t in named
-                or (t.numbers and _has_number(said, self.number_words) and _asks(text, said))
+                or (t.numbers and _has_number(said, self.number_words) and asks)
                 or (t.lengths and timed)]
 
     def on_topic(self, tool: str, text: str) -> bool | None:
@@ -255,7 +260,7 @@ def topics_of(language: str = "en") -> Topics:
                                _terms(spec, "terms", where), _terms(spec, "claims", where),
                                bool(spec.get("numbers")), bool(spec.get("conversation")),
                                str(spec.get("reply", "")), bool(spec.get("when")),
-                               bool(spec.get("lengths"))))
+                               bool(spec.get("lengths")), _terms(spec, "asked", where)))
     replies = yaml.safe_load(lexicon(language).file("replies.yaml").read_text(
         encoding="utf-8")).get("intents", {})
     for i, topic in enumerate(found):
