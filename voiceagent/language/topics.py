@@ -130,8 +130,7 @@ class Topics:
         """The topics `text` speaks of, in file order."""
         said = tokens(text)
         asks = _asks(text, said)
-        named = [t for t in self.topics
-                 if _find(t.terms, said) or (asks and _find(t.asked, said))]
+        named = self._named(said, asks)
         timed = (any(t.lengths for t in self.topics) and not any(not t.served for t in named)
                  and lexicon().has("asking_to_do", said) and bool(lengths_said(text)))
         return [t for t in self.topics if t in named
@@ -170,7 +169,12 @@ class Topics:
     def named(self, text: str) -> list[Topic]:
         """The topics whose words `text` says (a number alone names none)."""
         said = tokens(text)
-        return [t for t in self.topics if _find(t.terms, said)]
+        return self._named(said, _asks(text, said))
+
+    def _named(self, said: Sequence[str], asks: bool) -> list[Topic]:
+        """The topics whose words are said; their `asked` words count only when it asks."""
+        return [t for t in self.topics
+                if _find(t.terms, said) or (asks and _find(t.asked, said))]
 
     def refuses_other(self, sentence: str, asked: Sequence[Topic]) -> Topic | None:
         """The unserved topic a refusal names that the request did not speak of ("Sorry, I
