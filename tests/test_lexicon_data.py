@@ -125,3 +125,17 @@ def test_a_second_language_is_a_second_folder(tmp_path: Path) -> None:
     assert lex.has("stop", "Bitte hör auf!")
     found = lex.templates("later", {"n": r"\d+"}).match("in 3 Tagen")
     assert found is not None and found.slots == {"n": "3"}
+
+
+def test_a_key_written_twice_in_a_language_file_is_an_error(tmp_path):
+    """A second `repeated:` note in say.yaml once silently replaced the first."""
+    from voiceagent.errors import ConfigError
+    from voiceagent.language.data_file import load_data
+
+    path = tmp_path / "say.yaml"
+    path.write_text("notes:\n  repeated: one\n  other: two\n  repeated: three\n")
+    with pytest.raises(ConfigError, match=r"line 4: 'repeated' is written twice \(also on "
+                                          r"line 2\)"):
+        load_data(path)
+    path.write_text("notes:\n  repeated: one\n")
+    assert load_data(path) == {"notes": {"repeated": "one"}}

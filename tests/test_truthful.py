@@ -442,6 +442,28 @@ def test_offering_to_get_what_was_ordered_is_a_claim_too():
     assert "shopping" in [t.name for t in claimed]
 
 
+@pytest.mark.parametrize("sentence, done", [
+    ("Sure, I can help you make a drip coffee.", True),
+    ("Sure, I can help you make a triple shot Americano with sugar.", True),
+    ("I'd be happy to help you set that up.", True),
+    ("Sure, I can tell you how coffee is made.", False),
+    ("Sure, I can't help you make that here.", False),
+])
+def test_a_verb_of_doing_is_counted_from_where_the_promise_ends(sentence, done):
+    """Live, real coffee orders ("Brew a triple shot Americano") got the 1.5B's "Sure, I can
+    help you make ...": the verb is four words from where "sure I can" starts, but two from
+    where it ends."""
+    assert ("done" in [t.name for t in topics_of().claimed(sentence)]) is done
+
+
+def test_agreeing_to_brew_what_nothing_here_makes_is_answered_plainly(tools):
+    model = ScriptedChatModel().enqueue(
+        "Sure, I can help you make a triple shot Americano with sugar and cream.")
+    _r, spoken = run(model, tools, "Brew a triple shot Americano with sugar and a lot of cream.")
+    assert spoken == say("cannot")
+    model.assert_consumed()
+
+
 def test_items_nobody_named_are_asked_for_and_the_answer_is_taken(tools):
     """"Add something to my shopping list." -> the 1.5B made up "apples, bananas, oranges";
     the user is asked, and "Bread." is then what goes on the list."""
@@ -495,3 +517,39 @@ def test_a_question_back_to_a_request_a_tool_serves_is_asked(tools):
     model = ScriptedChatModel().enqueue("Which list should I use?")
     _r, spoken = run(model, tools, "put batteries on a list")
     assert spoken == "Which list should I use?"
+
+
+def _earlier(request: str, answer: str) -> list[Message]:
+    return [Message("user", request), Message("assistant", answer)]
+
+
+def test_an_earlier_answer_copied_to_another_request_is_asked_again(tools):
+    """Live, real coffee orders: "I won an eight ounce triple shot coffee ..." got the
+    1.5B's answer to the request before, "You have a coffee with brown sugar.", word for
+    word."""
+    history = _earlier("I have a coffee with brown sugar.", "You have a coffee with brown sugar.")
+    model = ScriptedChatModel().enqueue("You have a coffee with brown sugar.")
+    model.enqueue("That sounds like a strong coffee.")
+    agent = Agent(model, tools, AgentConfig(), Events())
+    spoken: list[str] = []
+    agent.run_turn(history, "I won an eight ounce triple shot coffee with some sugar.",
+                   on_text=spoken.append)
+    assert spoken == ["That sounds like a strong coffee."]
+    assert tell_model("copied_answer") in model.requests[1].messages[-1].text
+    model.assert_consumed()
+
+
+@pytest.mark.parametrize("request_now, answer", [
+    ("what is the capital of France", "The capital of France is Paris."),  # asked again
+    ("book me a table for two", "Sorry, I can't do that here."),  # a refusal may recur
+    ("and of Spain?", "Okay."),  # too short to be a copy
+])
+def test_the_same_answer_may_be_given_again(tools, request_now, answer):
+    history = _earlier("what is the capital of France", "The capital of France is Paris.")
+    history += _earlier("what is the weather", "Sorry, I can't do that here.")
+    history += _earlier("thanks", "Okay.")
+    model = ScriptedChatModel().enqueue(answer)
+    agent = Agent(model, tools, AgentConfig(), Events())
+    spoken: list[str] = []
+    agent.run_turn(history, request_now, on_text=spoken.append)
+    assert spoken == [answer]

@@ -13,9 +13,10 @@ from __future__ import annotations
 from typing import Any
 
 from voiceagent.agent.tools import Tool
-from voiceagent.language.lengths import lengths_said
 from voiceagent.language import lexicon, tokens
+from voiceagent.language.lengths import lengths_said
 from voiceagent.tools.words import parse_duration
+
 
 def carry(tool: Tool, args: dict[str, Any], utterance: str) -> tuple[dict[str, Any], list[str]]:
     """`args` with the words of `tool.carries` the user said and the call left out added

@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from voiceagent.agent.messages import Message
+from voiceagent.language import tokens
+from voiceagent.speech.sentences import SentenceSplitter
 
 
 def for_model(history: Sequence[Message], shown: str = "answers") -> list[Message]:
@@ -66,3 +68,20 @@ def last_results(history: Sequence[Message]) -> str:
 def said_before(history: Sequence[Message]) -> str:
     """The user's words in the last few turns, for reads that refer back to them."""
     return " ".join(m.text for m in history if m.role == "user")[-600:]
+
+
+def answers_to_others(history: Sequence[Message], request: str) -> frozenset[str]:
+    """The sentences (as lower-case words) of the answers to earlier requests other than
+    `request`. Said again now, they are the conversation copied: live, "I won an eight ounce
+    triple shot coffee" got the 1.5B's previous answer "You have a coffee with brown
+    sugar." word for word. The same request asked again may get the same answer."""
+    asked, found = tokens(request), set()
+    last_request: list[str] = []
+    for message in for_model(history):
+        if message.role == "user":
+            last_request = tokens(message.text)
+        elif message.role == "assistant" and message.text and last_request != asked:
+            splitter = SentenceSplitter()
+            for sentence in splitter.feed(message.text + " ") + splitter.flush():
+                found.add(" ".join(tokens(sentence)))
+    return frozenset(found)

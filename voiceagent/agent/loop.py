@@ -33,6 +33,7 @@ from voiceagent.agent.events import (
 )
 from voiceagent.agent.history import (
     answering,
+    answers_to_others,
     for_model,
     last_request,
     last_results,
@@ -163,6 +164,7 @@ class Agent:
                       general=not about, named=bool(known.named(user_text)),
                       asked=tuple(about), in_words=self._words_only(said),
                       answering=bool(said.answering),
+                      answered_others=answers_to_others(history, user_text),
                       unserved=known.only_unserved(user_text),
                       served=bool(about) and all(
                           t.served and set(t.tools) & set(self.tools.names) for t in about))

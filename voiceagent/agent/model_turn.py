@@ -19,8 +19,13 @@ from typing import Protocol
 from voiceagent.agent.events import Error, Events, FirstToken, ReplyDone, Request
 from voiceagent.agent.history import for_model
 from voiceagent.agent.messages import Message, Price, Reply, ToolChoice, Usage
-from voiceagent.agent.spoken import (DECLINES_GENERAL, DECLINES_SERVED, REFUSES_OTHER,
-                                     words_note)
+from voiceagent.agent.spoken import (
+    DECLINES_GENERAL,
+    DECLINES_SERVED,
+    REFUSES_OTHER,
+    REPEATS_EARLIER,
+    words_note,
+)
 from voiceagent.agent.tools import ToolRegistry
 from voiceagent.agent.turn import CallDone, Turn, TurnResult
 from voiceagent.config import AgentConfig
@@ -147,6 +152,8 @@ class ModelTurn:
                 return self._plain()
             self.retry_note = tell_model("use_tool", tools=", ".join(tools))
             self.tool_choice = "required"
+        elif REPEATS_EARLIER in reasons:
+            self.retry_note = tell_model("copied_answer")
         else:
             self.retry_note = (tell_model("no_such_tool", name=unknown[0]) if unknown
                                else tell_model("retry", reasons=", ".join(sorted(set(reasons)))))

@@ -77,6 +77,8 @@ class Facts:
     named: bool = False
     """The request names a topic (a timer, a list, the weather; a number alone names
     none): a bare "Okay." to it says it was done."""
+    answered_others: frozenset[str] = frozenset()
+    """The sentences of earlier answers to other requests (history.answers_to_others)."""
 
 
 def words_note(general: bool) -> str:
@@ -113,8 +115,19 @@ def unbacked(sentence: str, facts: Facts) -> str:
 
 
 REFUSES_OTHER = "refuses what was not asked"
+REPEATS_EARLIER = "repeats an earlier answer"
+REPEATED_WORDS = 4
+"""A sentence this long said again to another request is copied ("Sure." may recur)."""
 DECLINES_GENERAL = "declines a general question"
 DECLINES_SERVED = "declines what a tool here does"
+
+
+def _copied(sentence: str, facts: Facts) -> bool:
+    """`sentence` is one of an earlier answer to another request, and says something (a
+    refusal or a question may well be the same twice)."""
+    said = tokens(sentence)
+    return (len(said) >= REPEATED_WORDS and " ".join(said) in facts.answered_others
+            and not topics_of().refuses(sentence))
 
 
 def unspeakable(sentence: str, facts: Facts | None = None) -> str:
@@ -137,6 +150,8 @@ def unspeakable(sentence: str, facts: Facts | None = None) -> str:
     for day in lexicon().words("weekdays") & set(tokens(sentence)):
         if not any(day in fact.lower() for fact in facts.known):
             return "a weekday no tool gave"
+    if _copied(sentence, facts):
+        return REPEATS_EARLIER
     said = _words(sentence)
     if len(said) >= 5:
         for error in facts.errors:

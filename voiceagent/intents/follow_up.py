@@ -16,7 +16,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-import yaml
 from hassil import Intents, recognize_all
 from hassil.intents import SlotList, TextSlotList
 from hassil.recognize import RecognizeResult
@@ -28,6 +27,7 @@ from voiceagent.intents.match import LocalMatch
 from voiceagent.intents.normalize import opened
 from voiceagent.intents.numbers import number_value
 from voiceagent.language import lexicon, tokens
+from voiceagent.language.data_file import load_data
 from voiceagent.language.lengths import lengths_said
 from voiceagent.ports import Clock
 from voiceagent.tools.timers import said_day
@@ -78,7 +78,7 @@ class FollowUps:
 
     def __init__(self, clock: Clock) -> None:
         self.clock = clock
-        data = yaml.safe_load(lexicon().file(FILE).read_text(encoding="utf-8"))
+        data = load_data(lexicon().file(FILE))
         self._follow = {name: spec["follow"] for name, spec in data["intents"].items()}
         self._cue = {name: spec["cue"] for name, spec in data["intents"].items() if "cue" in spec}
         data.setdefault("expansion_rules", {}).update(

@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import yaml
 from hassil import Intents, parse_sentence, recognize_all
 from hassil.recognize import RecognizeResult
 
@@ -24,6 +23,7 @@ from voiceagent.intents.follow_up import GIVE_WAY, FollowUps
 from voiceagent.intents.match import LocalMatch
 from voiceagent.intents.normalize import clean
 from voiceagent.language import lexicon
+from voiceagent.language.data_file import load_data
 from voiceagent.ports import Clock
 from voiceagent.tools.words import SMALL
 from voiceagent.wallclock import SystemClock
@@ -48,7 +48,7 @@ def _load_sentences() -> dict[str, Any]:
     merged: dict[str, Any] = {"language": "en", "intents": {}, "lists": {},
                               "expansion_rules": {}}
     for name in SENTENCE_FILES:
-        data = yaml.safe_load(lexicon().file(name).read_text(encoding="utf-8"))
+        data = load_data(lexicon().file(name))
         for key in ("intents", "lists", "expansion_rules"):
             merged[key].update(data.get(key, {}))
     return merged

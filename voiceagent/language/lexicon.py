@@ -24,17 +24,14 @@ from importlib import resources
 from importlib.abc import Traversable
 from typing import Any
 
-import yaml
-
 from voiceagent.errors import ConfigError
+from voiceagent.language.data_file import load_data
 from voiceagent.language.templates import Templates
 
 FILES = ("lexicon.yaml", "numbers.yaml", "time.yaml", "units.yaml", "written.yaml",
          "places.yaml")
 """The files of a language's lexicon (the sentence templates and say.yaml are read apart)."""
 
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-"""libyaml's loader when it is there: the lexicon is read at start."""
 _TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)*")
 _INCLUDE = re.compile(r"^<(\w+)>$")
 
@@ -244,7 +241,7 @@ def read_lexicon(folder: Traversable, language: str) -> Lexicon:
     for file_name in FILES:
         path = folder / file_name
         try:
-            data = yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER) or {}
+            data = load_data(path)
         except FileNotFoundError:
             if file_name == FILES[0]:
                 raise ConfigError(f"no lexicon for language {language!r} ({path})") from None

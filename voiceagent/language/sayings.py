@@ -13,16 +13,15 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-import yaml
-
 from voiceagent.errors import ConfigError
+from voiceagent.language.data_file import load_data
 from voiceagent.language.lexicon import lexicon
 
 
 @functools.cache
 def _data(language: str) -> dict[str, Any]:
     path = lexicon(language).file("say.yaml")
-    return yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    return load_data(path)
 
 
 @functools.cache

@@ -18,21 +18,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import yaml
-
 from voiceagent.errors import ConfigError
-from voiceagent.language.lexicon import lexicon, tokens
+from voiceagent.language.data_file import load_data
 from voiceagent.language.lengths import lengths_said
+from voiceagent.language.lexicon import lexicon, tokens
 
 Terms = tuple[tuple[str, ...], ...]
 
 DONE = "done"
 """The claim that something was done (any tool that changes something backs it)."""
 NEAR = 3
+"""A verb of doing within this many words after a promise ends ("I'll quickly add ...",
+"Sure, I can help you make ...") is a claim."""
 REPORTED = 6
 """A report of a thing done ("... has been cancelled") this many words into a sentence is
 its main claim; later it describes ("your timer, which you set at noon, has ...")."""
-"""A verb of doing this many words after a promise ("I'll quickly add ...") is a claim."""
 
 
 @dataclass(frozen=True)
@@ -66,6 +66,13 @@ class Topic:
 def _find(terms: Terms, said: Sequence[str]) -> list[int]:
     """Start positions of the terms in `said`."""
     return [i for i in range(len(said)) for t in terms if tuple(said[i:i + len(t)]) == t]
+
+
+def _spans(terms: Terms, said: Sequence[str]) -> list[tuple[int, int]]:
+    """(start, end) of each term found in `said`: where a promise such as "sure I can" ends
+    matters, not only where it starts."""
+    return [(i, i + len(t)) for i in range(len(said)) for t in terms
+            if tuple(said[i:i + len(t)]) == t]
 
 
 def _has_number(said: Sequence[str], number_words: frozenset[str]) -> bool:
@@ -198,9 +205,9 @@ class Topics:
         start = _skip_fillers(said)
         if any(tuple(said[start:start + len(t)]) == t for t in self.opens):
             return True
-        for at in _find(self.promise, said):
-            verbs = _find(self.verbs, said[at + 1:at + 1 + NEAR + 1])
-            if verbs and not self._negated(said, at + 1 + verbs[0]):
+        for _start, end in _spans(self.promise, said):
+            verbs = _find(self.verbs, said[end:end + NEAR + 1])
+            if verbs and not self._negated(said, end + verbs[0]):
                 return True
         return self._reports_done(said, start)
 
@@ -255,7 +262,7 @@ def _terms(data: dict[str, Any], key: str, where: str) -> Terms:
 def topics_of(language: str = "en") -> Topics:
     """The topics of `language`, loaded on first use and shared."""
     path = lexicon(language).file("topics.yaml")
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    data = load_data(path)
     found: list[Topic] = []
     for served, part in ((True, "served"), (False, "unserved")):
         for name, spec in (data.get(part) or {}).items():
@@ -265,8 +272,7 @@ def topics_of(language: str = "en") -> Topics:
                                bool(spec.get("numbers")), bool(spec.get("conversation")),
                                str(spec.get("reply", "")), bool(spec.get("when")),
                                bool(spec.get("lengths")), _terms(spec, "asked", where)))
-    replies = yaml.safe_load(lexicon(language).file("replies.yaml").read_text(
-        encoding="utf-8")).get("intents", {})
+    replies = load_data(lexicon(language).file("replies.yaml")).get("intents", {})
     for i, topic in enumerate(found):
         if topic.reply:
             if topic.reply not in replies:
