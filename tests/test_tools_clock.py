@@ -67,6 +67,27 @@ def test_places_map_to_zones(place, zone):
     assert now.astimezone(find_zone(place)).utcoffset() == expected
 
 
+@pytest.mark.parametrize("place, zone", [
+    # a city said with where it is: that region's city of the name, else the region's zone
+    ("tokyo, japan", "Asia/Tokyo"), ("Orlando, Florida", "America/New_York"),
+    ("Orlando, FL", "America/New_York"), ("portland maine", "America/New_York"),
+    ("Portland, Oregon", "America/Los_Angeles"), ("Paris, Texas", "America/Chicago"),
+    ("paris france", "Europe/Paris"), ("El Paso, Texas", "America/Denver"),
+    ("Manchester, England", "Europe/London"),
+    # a state over a town abroad of the same name ('Florida' is one in Cuba)
+    ("Florida", "America/New_York"),
+    # time zones by name, with or without "time zone", "standard time"
+    ("eastern time zone", "America/New_York"), ("Pacific Standard Time", "America/Los_Angeles"),
+    ("central time", "America/Chicago"), ("PST", "America/Los_Angeles"),
+    ("greenwich mean time", "Etc/GMT"), ("Central European Time", "Europe/Paris"),
+])
+def test_places_said_with_their_region_or_as_a_zone_name(place, zone):
+    """SLURP's "what's the current time in orlando florida" and "what is the time for the
+    eastern time zone" got "Sorry, I couldn't do that.": the 1.5B called get_time("Orlando,
+    Florida") and get_time("eastern time zone"), which named no place."""
+    assert find_zone(place).key == zone
+
+
 @pytest.mark.parametrize("word", ["in", "it", "me", "the", "THE", "morning", "tomorrow",
                                   "March", "summer"])
 def test_small_words_are_not_places(word):
@@ -163,3 +184,23 @@ def test_a_holiday_or_a_date_says_when_it_is_and_how_far_away():
     now = clock.now()
     assert get_time(place="Halloween") == days_until_said(
         "halloween", next_occurrence(10, 31, now), now)
+
+
+@pytest.mark.parametrize("at, place, said", [
+    ("2026-12-02 14:30", "Thanksgiving", "Thanksgiving is on Thursday, November 25, 2027, in "
+                                         "358 days."),
+    ("2026-11-01 08:00", "thanksgiving", "Thanksgiving is on Thursday, November 26, 2026, in "
+                                         "25 days."),
+    ("2026-11-26 08:00", "thanksgiving", "Thanksgiving is today, Thursday, November 26, 2026."),
+    ("2026-12-02 14:30", "memorial day this year", "Memorial Day is on Monday, May 31, 2027, "
+                                                   "in 180 days."),
+    ("2026-12-02 14:30", "Easter", "Easter is on Sunday, March 28, 2027, in 116 days."),
+    ("2026-12-02 14:30", "good friday", "Good Friday is on Friday, March 26, 2027, in 114 "
+                                        "days."),
+    ("2026-03-01 08:00", "Mother's Day", "Mother's Day is on Sunday, May 10, 2026, in 70 days."),
+])
+def test_a_holiday_whose_date_moves_is_counted_in_its_year(at, place, said):
+    """SLURP's "what day is memorial day this year" got the 1.5B's own "May 26th"; Easter,
+    Thanksgiving and the Monday holidays move, so the clock works them out."""
+    [get_time] = make_tools(FakeClock(at))
+    assert get_time(place=place) == said

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from voiceagent.errors import ToolError
+from voiceagent.language.holidays import moving_holiday
 from voiceagent.language.lexicon import lexicon, number
 from voiceagent.language.numbers import NUMBER, SMALL, amounts, numbers_in, ordinals
 from voiceagent.language.plural import plural
@@ -64,6 +65,9 @@ class CalendarDay:
     """The holiday as said ("christmas"), or the date as a synthesiser reads it ("July 4")."""
     month: int
     day: int
+    rule: str = ""
+    """A holiday whose date moves (language/holidays.py: "4 thursday november"); then
+    `month` and `day` are 0."""
 
 
 # --- lengths of time ----------------------------------------------------------------------------
@@ -294,8 +298,8 @@ _ORDINALS = sorted(ordinals(31).items(), key=lambda kv: -len(kv[0]))
 
 
 def calendar_day(text: str) -> CalendarDay | None:
-    """The holiday or date `text` says ("Christmas", "December 25th", "the fourth of July",
-    "March third"), or None."""
+    """The holiday or date `text` says ("Christmas", "Thanksgiving", "December 25th", "the
+    fourth of July", "March third"), or None."""
     said = " ".join(text.lower().replace("-", " ").split()).strip(" .?!")
     said = _CLOSER.sub("", _OPENER.sub("", said))
     holiday = _LEX.lookup("holidays", said) if said else None
@@ -304,6 +308,9 @@ def calendar_day(text: str) -> CalendarDay | None:
         if date is None:
             raise ValueError(f"time.yaml: holidays: {said}: {holiday!r} is no date")
         return CalendarDay(said, date.month, date.day)
+    rule = moving_holiday(said)
+    if rule is not None:
+        return CalendarDay(said, 0, 0, rule)
     for words, n in _ORDINALS:
         said = re.sub(rf"\b{words}\b", str(n), said)
     found = _LEX.templates("dates", _DATE_SLOTS).match(numbers_in(said))

@@ -14,6 +14,7 @@ from voiceagent.tools.days import (
     calendar_day,
     days_ahead,
     days_until_said,
+    next_day,
     next_occurrence,
     spoken_date,
     spoken_time,
@@ -66,10 +67,9 @@ def make_tools(clock: Clock) -> list[Tool]:
             place: a city or country the user named; else empty.
         """
         today = clock.now()
-        holiday = calendar_day(place)
+        holiday = next_day(place, today)
         if holiday is not None:  # "Christmas", "July 4th": when it is, and how far away
-            name, month, day_of_month = holiday
-            return days_until_said(name, next_occurrence(month, day_of_month, today), today)
+            return days_until_said(*holiday, today)
         offset = days_ahead(place, today)
         if offset is not None:  # the model put "tomorrow" where a place goes: answer that
             day = today + timedelta(days=offset)

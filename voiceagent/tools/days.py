@@ -9,11 +9,12 @@ from datetime import datetime
 
 from voiceagent.errors import ToolError
 from voiceagent.language import lexicon
+from voiceagent.language.holidays import moving_date, moving_holiday
 from voiceagent.language.spoken_time import WEEKDAYS, relative_day
 from voiceagent.language.spoken_time import calendar_day as _calendar_day
 
-__all__ = ["WEEKDAYS", "calendar_day", "days_ahead", "days_until_said", "next_occurrence",
-           "spoken_date", "spoken_time"]
+__all__ = ["WEEKDAYS", "calendar_day", "days_ahead", "days_until_said", "next_day",
+           "next_occurrence", "spoken_date", "spoken_time"]
 
 
 def days_ahead(text: str, today: datetime) -> int | None:
@@ -25,9 +26,25 @@ def days_ahead(text: str, today: datetime) -> int | None:
 
 def calendar_day(text: str) -> tuple[str, int, int] | None:
     """(name, month, day) of a holiday or a date said as one ("Christmas", "December 25th",
-    "the fourth of July", "March third"), or None."""
+    "the fourth of July", "March third"), or None; a moving holiday's month and day are 0
+    (next_day says when it comes)."""
     day = _calendar_day(text)
     return None if day is None else (day.name, day.month, day.day)
+
+
+def next_day(text: str, today: datetime) -> tuple[str, datetime] | None:
+    """The holiday or date `text` says, and when it next comes (today included); None when
+    `text` says none. Thanksgiving, Easter and the like are counted in their year."""
+    day = _calendar_day(text)
+    if day is None:
+        return None
+    if not day.rule:
+        return day.name, next_occurrence(day.month, day.day, today)
+    for year in (today.year, today.year + 1):
+        found = moving_date(day.rule, year)
+        if found >= today.date():
+            return day.name, today.replace(year=found.year, month=found.month, day=found.day)
+    raise ToolError(f"no next date for {day.name!r}")
 
 
 def next_occurrence(month: int, day: int, today: datetime) -> datetime:
@@ -46,7 +63,8 @@ def next_occurrence(month: int, day: int, today: datetime) -> datetime:
 def days_until_said(name: str, moment: datetime, today: datetime) -> str:
     """"Christmas is on Friday, December 25, 2026, in 24 days."."""
     days = (moment.date() - today.date()).days
-    said = string.capwords(name) if lexicon().lookup("holidays", name) else name
+    holiday = lexicon().lookup("holidays", name) or moving_holiday(name)
+    said = string.capwords(name) if holiday else name
     if days == 0:
         return f"{said} is today, {spoken_date(moment)}."
     if days == 1:

@@ -9,6 +9,7 @@ cannot ("the UK", "England", "the States"). The table is built once and saved.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import hashlib
 import json
@@ -72,16 +73,24 @@ class Places:
 
     zones: dict[str, str]
     """Every known name (in _place_key form) and its zone; the first source to claim a name
-    wins: countries, zone names, cities by name, US states, cities by other name (aliases
+    wins: countries, zone names, cities by name, US states (over a city abroad: 'Florida'),
+    cities by other name (aliases
     come before all of them, from the lexicon, when a place is looked up)."""
     codes: dict[str, str]
     """Country codes ('US', 'GB', 'NZL'): matched only when said in capitals, as 'in' or
     'it' are words."""
     suggestions: list[str]
     """Names worth offering in 'Did you mean': countries, zones and larger cities."""
+    regions: dict[str, str] = dataclasses.field(default_factory=dict)
+    """Countries and US states by name, and US states by code ('japan' 'JP', 'florida' and
+    'fl' 'US-FL'), for a city said with where it is ("Orlando, FL")."""
+    region_zones: dict[str, str] = dataclasses.field(default_factory=dict)
+    """A region's code -> the zone of its largest city."""
+    located: dict[str, str] = dataclasses.field(default_factory=dict)
+    """'portland|US-ME' -> the zone of the largest city of that name in that region."""
 
 
-PLACES_FORMAT = 3
+PLACES_FORMAT = 4
 """Bump when what build_places() puts in the table changes: older saved tables are rebuilt
 (the words that shape a key, place_openers and place_abbreviations, name the file too)."""
 
@@ -130,29 +139,46 @@ def build_places() -> Places:
             biggest.setdefault(f"US-{city['admin1code']}", city["timezone"])
     zones: dict[str, str] = {}
     codes: dict[str, str] = {}
+    regions: dict[str, str] = {}
     for country in data.get_countries().values():
         zone = biggest.get(country["iso"])
         if zone:
             zones.setdefault(_place_key(country["name"]), zone)
             codes[country["iso"]] = codes[country["iso3"]] = zone
+            regions.setdefault(_place_key(country["name"]), country["iso"])
     for name, zone in _zone_names().items():
         zones.setdefault(name, zone)
     suggestions = list(zones)
+    abroad: set[str] = set()  # names a city outside the US claimed
     for city in cities:
         name = _place_key(city["name"])
-        if name not in zones and city["population"] >= MIN_EXONYM_POPULATION:
-            suggestions.append(name)
+        if name not in zones:
+            if city["population"] >= MIN_EXONYM_POPULATION:
+                suggestions.append(name)
+            if city["countrycode"] != "US":
+                abroad.add(name)
         zones.setdefault(name, city["timezone"])
     for state in data.get_us_states().values():
         if f"US-{state['code']}" in biggest:
-            zones.setdefault(_place_key(state["name"]), biggest[f"US-{state['code']}"])
+            name = _place_key(state["name"])
+            if name in abroad:  # 'Florida' is a town in Cuba too: the state is meant
+                zones[name] = biggest[f"US-{state['code']}"]
+            zones.setdefault(name, biggest[f"US-{state['code']}"])
+            regions[_place_key(state["name"])] = f"US-{state['code']}"
+            regions.setdefault(state["code"].lower(), f"US-{state['code']}")
+    located: dict[str, str] = {}
+    for city in cities:
+        name = _place_key(city["name"])
+        located.setdefault(f"{name}|{city['countrycode']}", city["timezone"])
+        if city["countrycode"] == "US":
+            located.setdefault(f"{name}|US-{city['admin1code']}", city["timezone"])
     for city in cities:
         if city["population"] < MIN_EXONYM_POPULATION:
             break
         for other in city["alternatenames"]:
             if other.isascii() and other[:1].isupper() and not other.isupper():  # 'THE': IATA
                 zones.setdefault(_place_key(other), city["timezone"])
-    return Places(zones, codes, suggestions)
+    return Places(zones, codes, suggestions, regions, biggest, located)
 
 
 def _zone_names() -> dict[str, str]:
@@ -198,15 +224,57 @@ def find_zone(place: str) -> zoneinfo.ZoneInfo:
     except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):  # 'US' is a directory
         pass
     places, named = _places(), aliases()
-    key = _place_key(place)
+    key = _without_zone_words(_place_key(place))
     zone = None if _LEX.is_one("times_of_year", key) else (
         named.get(key) or places.zones.get(key)
         or places.codes.get(re.sub(r"\W", "", place.strip())))
+    zone = zone or _qualified(key, places, named)
     if zone:
         return zoneinfo.ZoneInfo(zone)
     close = difflib.get_close_matches(key, [*named, *places.suggestions], n=3, cutoff=0.8)
     suggest = f" Did you mean {', '.join(close)}?" if close else ""
     raise ToolError(f"I don't know the time zone of {place!r}.{suggest} {ZONE_HINT}")
+
+
+_ZONE_WORDS = sorted((" ".join(t) for t in _LEX.terms("zone_words")), key=len, reverse=True)
+
+
+def _without_zone_words(key: str) -> str:
+    """'eastern standard time' -> 'eastern': what is left names the zone (a place named
+    only by such words keeps them)."""
+    for words in _ZONE_WORDS:
+        if key.endswith(f" {words}"):
+            return key.removesuffix(f" {words}")
+    return key
+
+
+def _qualified(key: str, places: Places, named: dict[str, str]) -> str | None:
+    """The zone of a place said with where it is ("Tokyo, Japan", "Orlando, Florida",
+    "Portland, Maine", "Paris, Texas"): that region's city of that name, else (a town the
+    data does not hold) the region's own zone."""
+    said = key.split()
+    for cut in range(len(said) - 1, 0, -1):
+        city, region = " ".join(said[:cut]), " ".join(said[cut:])
+        code = places.regions.get(region) or _country(named.get(region, ""))
+        if code:
+            return places.located.get(f"{city}|{code}") or places.region_zones.get(code)
+    return None
+
+
+@cache
+def _zone_countries() -> dict[str, str]:
+    """IANA zone -> its country code, from the system's zone table."""
+    for base in map(Path, zoneinfo.TZPATH):
+        table = base / "zone.tab"
+        if table.is_file():
+            return {line.split("\t")[2]: line.split("\t")[0]
+                    for line in table.read_text(encoding="utf-8").splitlines()
+                    if line and not line.startswith("#")}
+    return {}
+
+
+def _country(zone: str) -> str | None:
+    return _zone_countries().get(zone)
 
 
 def with_the(place: str) -> str:
