@@ -308,4 +308,4 @@ def test_history_is_bounded_by_size_so_requests_fit_the_context_window() -> None
     assert kept[0].role == "user" and unpaired(kept) is None
     assert size <= 3000 and kept[-1] == turns[-1] and kept[0].text.startswith("question ")
     assert bound(turns, 1000, max_chars=10) == turns[-4:]  # the newest turn always stays
-    assert bound(turns, 2) == turns[-8:]
+    assert bound(turns, 2) == turns[-4:]  # over the cap: cut to half of it at once

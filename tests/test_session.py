@@ -56,10 +56,25 @@ def test_missing_file_is_an_empty_history(tmp_path):
 
 
 def test_history_is_bounded_by_turns_without_splitting_calls(tmp_path):
-    store = SessionStore(tmp_path / "s.jsonl", max_turns=2)
-    store.save(exchange(1) + exchange(2) + exchange(3))
-    assert store.load() == exchange(2) + exchange(3)
+    store = SessionStore(tmp_path / "s.jsonl", max_turns=4)
+    store.save(exchange(1) + exchange(2) + exchange(3) + exchange(4) + exchange(5))
+    assert store.load() == exchange(4) + exchange(5)
     assert bound(exchange(1), 1) == exchange(1)
+
+
+def test_a_long_conversation_is_cut_by_half_so_what_the_model_sees_starts_the_same():
+    """Cut by one turn each time, the history shown to the model changed at its start on
+    every turn past the cap, and the server prefilled all of it again: live, the kiosk's
+    answers came 10-13 s later from its 21st turn on. Cut by half, the start stays the same
+    for half the cap's turns."""
+    history: list = []
+    starts = []
+    for n in range(1, 41):
+        history = bound(history + exchange(n), 20)
+        starts.append(history[0].text)
+    changes = sum(a != b for a, b in zip(starts, starts[1:], strict=False))
+    assert changes == 2  # at turns 21 and 31, not on each of the 20 turns past the cap
+    assert 10 <= sum(m.role == "user" for m in history) <= 20
 
 
 def test_a_history_with_a_call_but_no_result_is_never_saved(tmp_path):

@@ -180,7 +180,8 @@ class SessionConfig:
     """[session]: the conversation store."""
 
     name: str = _f("default", "session name; one JSONL file per session")
-    max_turns: int = _f(20, "turns of history kept and sent to the model", minimum=1)
+    max_turns: int = _f(20, "at most this many turns of history go to the model; past it the "
+                        "older half is dropped at once", minimum=1)
 
 
 @dataclass(frozen=True)

@@ -126,22 +126,32 @@ class SessionStore:
 
 def bound(messages: Sequence[Message], max_turns: int,
           max_chars: int | None = None) -> list[Message]:
-    """The last `max_turns` user turns, and no more of them than fit in `max_chars`; cut only
-    where a user message starts a turn, so a tool call is never separated from its results.
+    """At most `max_turns` user turns and `max_chars` characters; cut only where a user
+    message starts a turn, so a tool call is never separated from its results.
 
     The size cap keeps the history inside the model's context window: bounded by turns
     alone, a long-running kiosk's requests outgrew it and every later turn failed (HTTP 400
-    "exceeds the available context size"). The newest turn is always kept."""
+    "exceeds the available context size"). Over either cap it is cut in one step to half
+    of it (the newest turn is always kept): cut by one turn each time, the conversation
+    shown to the model changed at its start on every turn, so the server prefilled all of
+    it again; live, after 20 turns every answer of the kiosk's came 10-13 s later. Cut by
+    half, that happens once in `max_turns / 2` turns."""
     starts = [i for i, m in enumerate(messages) if m.role == "user"]
-    cut = starts[-max_turns] if len(starts) > max_turns else 0
+    cut = starts[-_half(max_turns)] if len(starts) > max_turns else 0
     if max_chars is not None and starts:
         sizes = [len(m.text) + sum(len(json.dumps(c.to_dict())) for c in m.calls)
                  for m in messages]
-        for start in [cut] + [i for i in starts if i > cut]:
-            cut = start  # the last one (the newest turn) is kept whatever its size
-            if sum(sizes[start:]) <= max_chars:
-                break
+        if sum(sizes[cut:]) > max_chars:
+            for start in [cut] + [i for i in starts if i > cut]:
+                cut = start  # the last one (the newest turn) is kept whatever its size
+                if sum(sizes[start:]) <= max_chars // 2:
+                    break
     return list(messages[cut:])
+
+
+def _half(turns: int) -> int:
+    """How many turns are left after a cut: half of the cap, at least one."""
+    return max(1, turns - turns // 2)
 
 
 def unpaired(messages: Sequence[Message]) -> str | None:
