@@ -95,6 +95,25 @@ def test_an_invented_list_item_is_never_written_and_the_model_hears_why(tools):
     assert "rror" not in spoken
 
 
+@pytest.mark.parametrize("tool, args, said, heard, gone", [
+    ("get_time", {"place": "June 27, 2023"},
+     "what day of the week is june twenty seventh on this year", "June 27 is on ", "2023"),
+    ("set_timer", {"duration": "5 minutes", "label": "pasta break"},
+     "set a five minute pasta timer", "pasta", "break"),
+])
+def test_an_optional_argument_partly_said_keeps_the_users_part(
+        tools, tool: str, args: dict[str, Any], said: str, heard: str, gone: str):
+    """SLURP's "what day of the week is june twenty seventh on this year": the 1.5B called
+    get_time(place="June 27, 2023"); left out whole for the year nobody said, the place
+    gave today's date. Nothing said is dropped, nothing unsaid is added."""
+    model = ScriptedChatModel().enqueue(calls((tool, args)))
+    agent, _ = make(model, tools)
+    result, spoken = run(agent, said)
+    (_, text, is_error, _refs), = result.tool_calls
+    assert not is_error and heard in spoken and gone not in spoken
+    assert "the user did not say it" in text
+
+
 @pytest.mark.parametrize("tool, args, said, heard", [
     ("get_time", {"place": "Paris"}, "what time is it", "It is "),
     ("get_time", {"place": "any"}, "what time is it", "It is "),  # only a filler word

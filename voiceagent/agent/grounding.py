@@ -10,6 +10,7 @@ the model as an error result; an optional one (a place, a timer label) is left o
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +20,7 @@ from voiceagent.agent.destroying import asked_not_to_destroy, clearly_asked_to_d
 from voiceagent.agent.tools import Tool
 from voiceagent.language import lexicon, say, tokens
 from voiceagent.language.plural import singular
+from voiceagent.language.numbers import ordinals
 from voiceagent.tools.words import numbers_in
 
 __all__ = ["Grounding", "asked_not_to_destroy", "clearly_asked_to_destroy", "ground",
@@ -29,9 +31,21 @@ UNIT_FACTORS = {"60", "24", "7", "12", "52", "365", "100", "1000", "3600", "1440
 3 * 60): not numbers the model made up."""
 
 
+_ORDINAL_WORDS = re.compile(r"\b(?:" + "|".join(sorted(
+    (k for k in ordinals(31) if k != "second"), key=len, reverse=True)) + r")\b")
+"""Ordinals in words as digits ("june twenty seventh" -> "june 27th"); not "second", a
+unit of time too."""
+
+
 def words(text: str) -> list[str]:
-    """Lower-case words with number words as digits ("two apples" -> ["2", "apples"])."""
-    return tokens(numbers_in(text.lower().replace("’", "'")))
+    """Lower-case words with number words as digits ("two apples" -> ["2", "apples"],
+    "the twenty third" -> ["the", "23rd"])."""
+    text = _ORDINAL_WORDS.sub(lambda m: _ordinal(ordinals(31)[m[0]]), text.lower())
+    return tokens(numbers_in(text.replace("’", "'")))
+
+
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
 
 def _said(word: str, heard: set[str], joined: str) -> bool:
@@ -75,6 +89,10 @@ class Grounding:
 
     error: str | None = None
     drop: tuple[str, ...] = ()
+    trim: tuple[tuple[str, str], ...] = ()
+    """Optional arguments partly said, and what is left of each without the words nobody
+    said: get_time(place="June 27, 2023") for "what day is june twenty seventh" runs with
+    "June 27" (dropped whole, it answered with today's date)."""
     ask: str = ""
     """With `error`: what to tell the user instead of another model pass: the question for
     something they did not say ("For how long?"), or that nothing was deleted."""
@@ -104,13 +122,18 @@ def ground(tool: Tool, args: dict[str, Any], utterance: str, *, earlier: str = "
     exists = dict(tool.known)
     required = set(tool.parameters.get("required", ()))
     problems, drop, invented, asked = [], [], False, ""
+    trim: list[tuple[str, str]] = []
     for param in tool.grounded:
         value = args.get(param)
         if isinstance(value, str) and value.strip():
             unsaid = unsaid_words(value, said)
             if unsaid and param in exists and exists[param](value):
                 continue  # names something the user already has (their shopping list)
-            if param not in required and (unsaid or not _content(value)):
+            kept = _without(value, unsaid) if unsaid and param not in required else ""
+            if param not in required and _content(kept) and len(_content(kept)) < len(
+                    _content(value)):
+                trim.append((param, kept))  # the user's part of it, without the rest
+            elif param not in required and (unsaid or not _content(value)):
                 drop.append(param)  # made up, or only filler ("any", "the")
             elif unsaid:
                 problems.append(f"{param} {value!r} has words the user never said "
@@ -141,4 +164,13 @@ def ground(tool: Tool, args: dict[str, Any], utterance: str, *, earlier: str = "
             "If they did not name it, leave it empty or ask them."
             + (f" If the user did not ask for {tool.name} at all, answer them in plain "
                "words, without a tool." if invented else "")))
-    return Grounding(drop=tuple(drop))
+    return Grounding(drop=tuple(drop), trim=tuple(trim))
+
+
+def _without(value: str, unsaid: list[str]) -> str:
+    """`value` without the words in `unsaid` (as words() reads them: "2023", "break"), its
+    punctuation tidied: "June 27, 2023" without "2023" is "June 27"."""
+    gone = set(unsaid)
+    kept = [w for w in re.split(r"(\W+)", value) if not (w and words(w) and
+                                                         all(x in gone for x in words(w)))]
+    return re.sub(r"\s*,(\s*,)+", ",", "".join(kept)).strip(" ,;.-")

@@ -114,9 +114,12 @@ class CallPolicy:
         if tool.needs_approval and not self._approved(call):
             return Decision("decline", call, tell_model("declined"))
         note = tell_model("carried", words=", ".join(added)) if added else ""
-        if grounding.drop:
+        if grounding.drop or grounding.trim:
             kept = {k: v for k, v in call.args.items() if k not in grounding.drop}
-            dropped = ", ".join(f"{k} {call.args[k]!r}" for k in grounding.drop)
+            kept |= dict(grounding.trim)
+            dropped = ", ".join([f"{k} {call.args[k]!r}" for k in grounding.drop]
+                                + [f"{k} {call.args[k]!r} beyond {v!r}"
+                                   for k, v in grounding.trim])
             return Decision("run", ToolCall(call.id, call.name, kept, call.bad_json),
                             f"{note} {tell_model('dropped', what=dropped)}".strip())
         return Decision("run", call, note)
