@@ -49,4 +49,4 @@ def test_anything_else_says_the_model_is_absent_and_names_the_tools(registry):
     agent = Agent(DemoChat(), registry, config_from_dict({}).agent, Events())
     result = agent.run_turn([], "Tell me a joke about penguins")
     assert result.tool_calls == [] and result.stop == "done"
-    assert result.answer.startswith(MARK) and "get_time" in result.answer
+    assert result.answer.startswith(MARK) and "get time" in result.answer

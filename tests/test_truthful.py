@@ -553,3 +553,47 @@ def test_the_same_answer_may_be_given_again(tools, request_now, answer):
     spoken: list[str] = []
     agent.run_turn(history, request_now, on_text=spoken.append)
     assert spoken == [answer]
+
+
+@pytest.mark.parametrize("request_text, made_up", [
+    ("what day is memorial day this year", "Memorial Day is on May 26th this year."),
+    ("what is the week today", "The current week is 2023-04-16."),
+    ("how many weeks are left for christmas", "There are 4 weeks left until Christmas."),
+])
+def test_when_a_day_comes_rests_on_the_clock(tools, request_text, made_up):
+    """SLURP's datetime requests got dates the 1.5B made up, with no tool: they are held
+    back and the clock is required."""
+    model = ScriptedChatModel().enqueue(made_up)
+    model.enqueue(calls(("get_time", {"place": "christmas"})))
+    model.enqueue("Christmas is in a few weeks.")
+    result, spoken = run(model, tools, request_text)
+    assert made_up not in spoken
+    assert model.requests[1].tool_choice == "required"
+    assert result.tool_calls and result.tool_calls[0].call.name == "get_time"
+
+
+@pytest.mark.parametrize("leak", [
+    'You can call the tool "get_time" to get more details if needed.',
+    "You can call these functions: get_time, set_timer, add_to_list.",
+])
+def test_a_tool_named_aloud_is_not_said(tools, leak):
+    """SLURP: "what is the week today" -> "... You can call the tool "get_time" to get more
+    details if needed.": how to program it is nothing a user can do."""
+    model = ScriptedChatModel().enqueue(f"I hope your day goes well. {leak}")
+    _r, spoken = run(model, tools, "today was a good day")
+    assert spoken == "I hope your day goes well."
+
+
+def test_handing_over_what_was_ordered_is_answered_plainly(tools):
+    """Live, real coffee orders, one session: after one "Sure, here's ..." the 1.5B handed
+    over every order that way ("Sure, here's a small drip coffee with sweetener.")."""
+    model = ScriptedChatModel().enqueue("Sure, here's a small drip coffee with sweetener.")
+    _r, spoken = run(model, tools, "May I have a small drip coffee with sweetener?")
+    assert spoken == topics_of().topic("shopping").reply
+
+
+def test_handing_over_a_joke_is_said():
+    known = topics_of()
+    assert not known.grants("Sure, here's a joke.", "can i have a joke")
+    assert not known.grants("I can't brew it, but here's a drip coffee recipe.",
+                            "can i get a drip coffee")

@@ -46,7 +46,7 @@ class DemoChat:
         call = match(question, tools) if tool_choice != "none" else None
         if call is not None:  # labelled first: a tool whose result is the answer ends the turn
             return Reply(_say(MARK, on_text).text, (call,))
-        names = ", ".join(t.name for t in tools) or "none"
+        names = ", ".join(t.name.replace("_", " ") for t in tools) or "none"  # spoken
         return _say(f"{MARK} I can't answer that without a language model, but my tools still "
                     f"work: {names}.", on_text)
 

@@ -165,6 +165,8 @@ class Agent:
                       asked=tuple(about), in_words=self._words_only(said),
                       answering=bool(said.answering),
                       answered_others=answers_to_others(history, user_text),
+                      request=user_text,
+                      tool_names=frozenset(n for n in self.tools.names if "_" in n),
                       unserved=known.only_unserved(user_text),
                       served=bool(about) and all(
                           t.served and set(t.tools) & set(self.tools.names) for t in about))

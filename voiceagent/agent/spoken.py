@@ -36,6 +36,9 @@ def _words(text: str) -> list[str]:
 
 
 _CLOCK = re.compile(r"\b\d{1,2}:\d{2}\b")
+_ISO_DATE = re.compile(r"\b\d{4}-\d{1,2}-\d{1,2}\b")
+"""A date as a program writes it ("The current week is 2023-04-16."): no tool here says
+one, so unless the user did, it was made up."""
 
 
 @dataclass
@@ -77,6 +80,11 @@ class Facts:
     named: bool = False
     """The request names a topic (a timer, a list, the weather; a number alone names
     none): a bare "Okay." to it says it was done."""
+    request: str = ""
+    """What the user asked in this turn."""
+    tool_names: frozenset[str] = frozenset()
+    """The declared tools' names that are no word ("get_time", "add_to_list"): said, they
+    tell the user how to program the assistant ("You can call the tool get_time")."""
     answered_others: frozenset[str] = frozenset()
     """The sentences of earlier answers to other requests (history.answers_to_others)."""
 
@@ -104,6 +112,8 @@ def unbacked(sentence: str, facts: Facts) -> str:
         return "claims what no tool did"  # "pause timer" -> "Sure.", with no call
     if facts.unserved is not None and sentence.rstrip().endswith("?") and not facts.answering:
         return f"unbacked {facts.unserved.name}"  # "Where to?" when asked for a taxi
+    if facts.unserved is not None and topics_of().grants(sentence, facts.request):
+        return f"unbacked {facts.unserved.name}"  # "Sure, here's a small drip coffee."
     other = topics_of().refuses_other(sentence, facts.asked)
     if other is not None:
         return f"{REFUSES_OTHER} ({other.name})"
@@ -142,8 +152,13 @@ def unspeakable(sentence: str, facts: Facts | None = None) -> str:
         return "placeholder"
     if facts is None:
         return ""
+    if facts.tool_names & set(re.findall(r"[a-z][a-z0-9_]*", sentence.lower())):
+        return "names a tool"
     for time in _CLOCK.findall(sentence):
         if not any(time in fact for fact in facts.known):
+            return "made-up time"
+    for date in _ISO_DATE.findall(sentence):
+        if not any(date in fact for fact in facts.known):
             return "made-up time"
     # asked "What day of the week is it?" without the clock, the 1.5B said "Monday" on a
     # Tuesday: a weekday must come from a tool or the user

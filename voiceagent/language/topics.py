@@ -30,6 +30,8 @@ DONE = "done"
 NEAR = 3
 """A verb of doing within this many words after a promise ends ("I'll quickly add ...",
 "Sure, I can help you make ...") is a claim."""
+GRANT_ECHO = 2
+"""A grant ("here's ...") that repeats this many of the request's words hands it over."""
 REPORTED = 6
 """A report of a thing done ("... has been cancelled") this many words into a sentence is
 its main claim; later it describes ("your timer, which you set at noon, has ...")."""
@@ -172,6 +174,20 @@ class Topics:
         rest = tuple(said[_skip_fillers(said):])
         return bool(said) and not sentence.rstrip().endswith("?") and (
             rest in self.alone or (bare and not rest))
+
+    def grants(self, sentence: str, request: str) -> bool:
+        """`sentence` hands over what `request` asked for, in its words ("Sure, here's a
+        small drip coffee." to "may I have a small drip coffee"): opening with a grant
+        (lexicon "granting", after "Sure,") and repeating two or more of the request's own
+        words. "Here's a joke" to "give me a joke" repeats one."""
+        said = tokens(sentence)
+        start = _skip_fillers(said)
+        if not _find(lexicon().terms("granting"), said[start:start + 3]) or self.refuses(
+                sentence):
+            return False
+        plain = lexicon().words("function_words") | lexicon().words("filler")
+        asked = {w for w in tokens(request) if w not in plain}
+        return len(asked & set(said[start:])) >= GRANT_ECHO
 
     def named(self, text: str) -> list[Topic]:
         """The topics whose words `text` says (a number alone names none)."""
