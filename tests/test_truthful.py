@@ -597,3 +597,19 @@ def test_handing_over_a_joke_is_said():
     assert not known.grants("Sure, here's a joke.", "can i have a joke")
     assert not known.grants("I can't brew it, but here's a drip coffee recipe.",
                             "can i get a drip coffee")
+
+
+@pytest.mark.parametrize("echo", [
+    "I want a small coffee with lots of skim milk.",  # this request, read back
+    "I'd like a large triple shot ice mocha.",  # the request before, read back
+])
+def test_the_users_words_read_back_are_no_answer(tools, echo):
+    """Live, real coffee orders in one session: the 1.5B read requests back as answers."""
+    history = _earlier("I'd like a large triple shot ice mocha.", "Sorry, I can't do that here.")
+    model = ScriptedChatModel().enqueue(echo)
+    model.enqueue("I can't make coffee here.")
+    agent = Agent(model, tools, AgentConfig(), Events())
+    spoken: list[str] = []
+    agent.run_turn(history, "I want a small coffee with lots of skim milk.",
+                   on_text=spoken.append)
+    assert echo not in spoken

@@ -70,18 +70,24 @@ def said_before(history: Sequence[Message]) -> str:
     return " ".join(m.text for m in history if m.role == "user")[-600:]
 
 
-def answers_to_others(history: Sequence[Message], request: str) -> frozenset[str]:
-    """The sentences (as lower-case words) of the answers to earlier requests other than
-    `request`. Said again now, they are the conversation copied: live, "I won an eight ounce
-    triple shot coffee" got the 1.5B's previous answer "You have a coffee with brown
-    sugar." word for word. The same request asked again may get the same answer."""
-    asked, found = tokens(request), set()
+def no_answers(history: Sequence[Message], request: str) -> frozenset[str]:
+    """Sentences (as lower-case words) that said now would answer nothing: those of the
+    answers to earlier requests other than `request`, and the user's own requests, this one
+    included. Live, in one session of real coffee orders, "I won an eight ounce triple shot
+    coffee" got the 1.5B's previous answer "You have a coffee with brown sugar." word for
+    word, and "Give me an iced mocha" got the request before it read back. The same request
+    asked again may get the same answer."""
+    asked, found = tokens(request), set(_sentences(request))
     last_request: list[str] = []
     for message in for_model(history):
         if message.role == "user":
             last_request = tokens(message.text)
+            found.update(_sentences(message.text))
         elif message.role == "assistant" and message.text and last_request != asked:
-            splitter = SentenceSplitter()
-            for sentence in splitter.feed(message.text + " ") + splitter.flush():
-                found.add(" ".join(tokens(sentence)))
+            found.update(_sentences(message.text))
     return frozenset(found)
+
+
+def _sentences(text: str) -> list[str]:
+    splitter = SentenceSplitter()
+    return [" ".join(tokens(s)) for s in splitter.feed(text + " ") + splitter.flush()]

@@ -33,10 +33,10 @@ from voiceagent.agent.events import (
 )
 from voiceagent.agent.history import (
     answering,
-    answers_to_others,
     for_model,
     last_request,
     last_results,
+    no_answers,
     said_before,
 )
 from voiceagent.agent.local import LocalMatch, LocalMatcher, answer_locally
@@ -164,7 +164,7 @@ class Agent:
                       general=not about, named=bool(known.named(user_text)),
                       asked=tuple(about), in_words=self._words_only(said),
                       answering=bool(said.answering),
-                      answered_others=answers_to_others(history, user_text),
+                      no_answers=no_answers(history, user_text),
                       request=user_text,
                       tool_names=frozenset(n for n in self.tools.names if "_" in n),
                       unserved=known.only_unserved(user_text),

@@ -85,8 +85,9 @@ class Facts:
     tool_names: frozenset[str] = frozenset()
     """The declared tools' names that are no word ("get_time", "add_to_list"): said, they
     tell the user how to program the assistant ("You can call the tool get_time")."""
-    answered_others: frozenset[str] = frozenset()
-    """The sentences of earlier answers to other requests (history.answers_to_others)."""
+    no_answers: frozenset[str] = frozenset()
+    """Sentences that answer nothing now: earlier answers to other requests, the user's
+    own requests (history.no_answers)."""
 
 
 def words_note(general: bool) -> str:
@@ -125,7 +126,7 @@ def unbacked(sentence: str, facts: Facts) -> str:
 
 
 REFUSES_OTHER = "refuses what was not asked"
-REPEATS_EARLIER = "repeats an earlier answer"
+REPEATS_EARLIER = "repeats an earlier answer or the request"
 REPEATED_WORDS = 4
 """A sentence this long said again to another request is copied ("Sure." may recur)."""
 DECLINES_GENERAL = "declines a general question"
@@ -133,10 +134,10 @@ DECLINES_SERVED = "declines what a tool here does"
 
 
 def _copied(sentence: str, facts: Facts) -> bool:
-    """`sentence` is one of an earlier answer to another request, and says something (a
-    refusal or a question may well be the same twice)."""
+    """`sentence` is one of an earlier answer to another request or of the user's words,
+    and says something (a refusal or a question may well be the same twice)."""
     said = tokens(sentence)
-    return (len(said) >= REPEATED_WORDS and " ".join(said) in facts.answered_others
+    return (len(said) >= REPEATED_WORDS and " ".join(said) in facts.no_answers
             and not topics_of().refuses(sentence))
 
 
