@@ -613,3 +613,16 @@ def test_the_users_words_read_back_are_no_answer(tools, echo):
     agent.run_turn(history, "I want a small coffee with lots of skim milk.",
                    on_text=spoken.append)
     assert echo not in spoken
+
+
+@pytest.mark.parametrize("made_up", [
+    "The computer is running on a 64-bit Windows 10 operating system.",
+    "The memory is 75% used.",
+    "The computer has been running for 2 hours and 30 minutes.",
+])
+def test_the_machines_state_rests_on_the_system_tool(made_up):
+    """SLURP's "what is the current central time" got "The computer is running on a 64-bit
+    Windows 10 operating system. The computer has been running for 2 hours ..." with no
+    tool."""
+    assert "system" in [t.name for t in topics_of().claimed(made_up)]
+    assert topics_of().claimed("A computer is a machine that follows instructions.") == []
