@@ -10,10 +10,11 @@ import pytest
 
 from voiceagent.errors import ConfigError
 from voiceagent.language import lexicon
+from voiceagent.language.calendar_days import calendar_day
 from voiceagent.language.lexicon import FILES, read_lexicon
 from voiceagent.language.numbers import ordinals
 from voiceagent.language.plural import plural, plural_phrase, singular
-from voiceagent.language.spoken_time import UNITS, calendar_day
+from voiceagent.language.spoken_time import UNITS
 from voiceagent.speech.abbreviations import abbreviations, not_ending
 
 

@@ -9,12 +9,11 @@ import pytest
 
 from voiceagent.errors import ToolError
 from voiceagent.language import lexicon
+from voiceagent.language.calendar_days import CalendarDay, calendar_day
 from voiceagent.language.spoken_time import (
-    CalendarDay,
     ClockTime,
     Day,
     Duration,
-    calendar_day,
     clock_digits,
     clock_time,
     day_with_time,

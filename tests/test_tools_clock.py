@@ -192,8 +192,13 @@ def test_a_holiday_or_a_date_says_when_it_is_and_how_far_away():
     ("2026-11-01 08:00", "thanksgiving", "Thanksgiving is on Thursday, November 26, 2026, in "
                                          "25 days."),
     ("2026-11-26 08:00", "thanksgiving", "Thanksgiving is today, Thursday, November 26, 2026."),
-    ("2026-12-02 14:30", "memorial day this year", "Memorial Day is on Monday, May 31, 2027, "
-                                                   "in 180 days."),
+    # a year said: that year's, even when it has passed
+    ("2026-12-02 14:30", "memorial day this year", "Memorial Day was on Monday, May 25, 2026, "
+                                                   "191 days ago."),
+    ("2026-12-02 14:30", "june twenty seventh this year", "June 27 was on Saturday, June 27, "
+                                                          "2026, 158 days ago."),
+    ("2026-12-02 14:30", "christmas next year", "Christmas is on Saturday, December 25, 2027, "
+                                                "in 388 days."),
     ("2026-12-02 14:30", "Easter", "Easter is on Sunday, March 28, 2027, in 116 days."),
     ("2026-12-02 14:30", "good friday", "Good Friday is on Friday, March 26, 2027, in 114 "
                                         "days."),
@@ -201,6 +206,8 @@ def test_a_holiday_or_a_date_says_when_it_is_and_how_far_away():
 ])
 def test_a_holiday_whose_date_moves_is_counted_in_its_year(at, place, said):
     """SLURP's "what day is memorial day this year" got the 1.5B's own "May 26th"; Easter,
-    Thanksgiving and the Monday holidays move, so the clock works them out."""
+    Thanksgiving and the Monday holidays move, so the clock works them out; "this year"
+    after the day is past asked about this year's (SLURP: "june twenty seventh on this
+    year" was answered with 2027's)."""
     [get_time] = make_tools(FakeClock(at))
     assert get_time(place=place) == said

@@ -4,7 +4,6 @@
     read_duration("5 minutes for the pasta") Duration(300.0)   (forgiving; ToolError if none)
     clock_time("seven thirty pm")           ClockTime(7, 30, "pm")
     relative_day("next Friday", now)        Day(4, weekday=True)
-    calendar_day("the fourth of July")      CalendarDay("the fourth of july", 7, 4)
     day_with_time("7 am tomorrow", now)     TimeOnDay("7 am", Day(1), "tomorrow")
     next_time("Friday at 9", now)           the next such moment, as a datetime
 
@@ -20,9 +19,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from voiceagent.errors import ToolError
-from voiceagent.language.holidays import moving_holiday
 from voiceagent.language.lexicon import lexicon, number
-from voiceagent.language.numbers import NUMBER, SMALL, amounts, numbers_in, ordinals
+from voiceagent.language.numbers import NUMBER, SMALL, amounts, numbers_in
 from voiceagent.language.plural import plural
 from voiceagent.language.templates import Found
 
@@ -55,19 +53,6 @@ class Day:
     """Days from today: 1 is tomorrow, -1 yesterday."""
     weekday: bool = False
     """Said as a weekday's name ("Tuesday"): said on a Tuesday, that is today or next week."""
-
-
-@dataclass(frozen=True)
-class CalendarDay:
-    """A holiday or a date said as one ("Christmas", "December 25th")."""
-
-    name: str
-    """The holiday as said ("christmas"), or the date as a synthesiser reads it ("July 4")."""
-    month: int
-    day: int
-    rule: str = ""
-    """A holiday whose date moves (language/holidays.py: "4 thursday november"); then
-    `month` and `day` are 0."""
 
 
 # --- lengths of time ----------------------------------------------------------------------------
@@ -287,42 +272,6 @@ def relative_day(text: str, today: datetime) -> Day | None:
     if found:
         return Day(_weekday_offset(found.slots["weekday"], today), weekday=True)
     return None
-
-
-_MONTHS = {name: int(n) for name, n in _LEX.values("months").items()}
-_SUFFIXES = "|".join(_LEX.phrases("ordinal_suffixes"))
-_DATE_SLOTS = {"month": rf"(?:{'|'.join(_MONTHS)})\.?", "day": rf"\d{{1,2}}(?:{_SUFFIXES})?"}
-_OPENER = re.compile(rf"^(?:{_LEX.regex('calendar_openers')}) (?=\D)")
-_CLOSER = re.compile(rf" (?:{_LEX.regex('calendar_closers')})$")
-_ORDINALS = sorted(ordinals(31).items(), key=lambda kv: -len(kv[0]))
-
-
-def calendar_day(text: str) -> CalendarDay | None:
-    """The holiday or date `text` says ("Christmas", "Thanksgiving", "December 25th", "the
-    fourth of July", "March third"), or None."""
-    said = " ".join(text.lower().replace("-", " ").split()).strip(" .?!")
-    said = _CLOSER.sub("", _OPENER.sub("", said))
-    holiday = _LEX.lookup("holidays", said) if said else None
-    if holiday is not None:
-        date = calendar_day(str(holiday))
-        if date is None:
-            raise ValueError(f"time.yaml: holidays: {said}: {holiday!r} is no date")
-        return CalendarDay(said, date.month, date.day)
-    rule = moving_holiday(said)
-    if rule is not None:
-        return CalendarDay(said, 0, 0, rule)
-    for words, n in _ORDINALS:
-        said = re.sub(rf"\b{words}\b", str(n), said)
-    found = _LEX.templates("dates", _DATE_SLOTS).match(numbers_in(said))
-    if not found:
-        return None
-    month_name = found.slots["month"].rstrip(".")
-    month, day = _MONTHS[month_name], int(re.sub(r"\D", "", found.slots["day"]))
-    try:
-        datetime(2024, month, day)  # a leap year: February 29 exists
-    except ValueError:
-        return None
-    return CalendarDay(f"{month_name.capitalize()} {day}", month, day)
 
 
 NIGHT_ENDS = 4

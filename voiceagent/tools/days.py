@@ -9,9 +9,10 @@ from datetime import datetime
 
 from voiceagent.errors import ToolError
 from voiceagent.language import lexicon
+from voiceagent.language.calendar_days import CalendarDay
+from voiceagent.language.calendar_days import calendar_day as _calendar_day
 from voiceagent.language.holidays import moving_date, moving_holiday
 from voiceagent.language.spoken_time import WEEKDAYS, relative_day
-from voiceagent.language.spoken_time import calendar_day as _calendar_day
 
 __all__ = ["WEEKDAYS", "calendar_day", "days_ahead", "days_until_said", "next_day",
            "next_occurrence", "spoken_date", "spoken_time"]
@@ -38,6 +39,8 @@ def next_day(text: str, today: datetime) -> tuple[str, datetime] | None:
     day = _calendar_day(text)
     if day is None:
         return None
+    if day.year is not None:  # "this year", "next year": that year's, even when it has passed
+        return day.name, _in_year(day, today, today.year + day.year)
     if not day.rule:
         return day.name, next_occurrence(day.month, day.day, today)
     for year in (today.year, today.year + 1):
@@ -45,6 +48,17 @@ def next_day(text: str, today: datetime) -> tuple[str, datetime] | None:
         if found >= today.date():
             return day.name, today.replace(year=found.year, month=found.month, day=found.day)
     raise ToolError(f"no next date for {day.name!r}")
+
+
+def _in_year(day: CalendarDay, today: datetime, year: int) -> datetime:
+    """`day` in `year`; a ToolError for February 29 in a year without one."""
+    if day.rule:
+        found = moving_date(day.rule, year)
+        return today.replace(year=found.year, month=found.month, day=found.day)
+    try:
+        return today.replace(year=year, month=day.month, day=day.day)
+    except ValueError:
+        raise ToolError(f"{year} has no {day.name}.") from None
 
 
 def next_occurrence(month: int, day: int, today: datetime) -> datetime:
@@ -69,6 +83,10 @@ def days_until_said(name: str, moment: datetime, today: datetime) -> str:
         return f"{said} is today, {spoken_date(moment)}."
     if days == 1:
         return f"{said} is tomorrow, {spoken_date(moment)}."
+    if days == -1:
+        return f"{said} was yesterday, {spoken_date(moment)}."
+    if days < 0:
+        return f"{said} was on {spoken_date(moment)}, {-days} days ago."
     return f"{said} is on {spoken_date(moment)}, in {days} days."
 
 
