@@ -171,6 +171,6 @@ def _without(value: str, unsaid: list[str]) -> str:
     """`value` without the words in `unsaid` (as words() reads them: "2023", "break"), its
     punctuation tidied: "June 27, 2023" without "2023" is "June 27"."""
     gone = set(unsaid)
-    kept = [w for w in re.split(r"(\W+)", value) if not (w and words(w) and
-                                                         all(x in gone for x in words(w)))]
+    kept = [part for part in re.split(r"(\W+)", value)
+            if not (words(part) and set(words(part)) <= gone)]
     return re.sub(r"\s*,(\s*,)+", ",", "".join(kept)).strip(" ,;.-")

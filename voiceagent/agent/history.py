@@ -78,12 +78,12 @@ def no_answers(history: Sequence[Message], request: str) -> frozenset[str]:
     word, and "Give me an iced mocha" got the request before it read back. The same request
     asked again may get the same answer."""
     asked, found = tokens(request), set(_sentences(request))
-    last_request: list[str] = []
+    asked_then: list[str] = []  # the words of the request the next answer is to
     for message in for_model(history):
         if message.role == "user":
-            last_request = tokens(message.text)
+            asked_then = tokens(message.text)
             found.update(_sentences(message.text))
-        elif message.role == "assistant" and message.text and last_request != asked:
+        elif message.role == "assistant" and message.text and asked_then != asked:
             found.update(_sentences(message.text))
     return frozenset(found)
 

@@ -268,7 +268,7 @@ class ModelTurn:
 
 
 _UNSERVED = frozenset(t.name for t in topics_of().topics if not t.served)
-_CLOCK_REASONS = ("made-up time", "a weekday no tool gave")
+_CLOCK_REASONS = ("made-up time", "made-up date", "a weekday no tool gave")
 
 
 def _claim_topic(reason: str) -> str:

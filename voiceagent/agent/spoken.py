@@ -160,7 +160,7 @@ def unspeakable(sentence: str, facts: Facts | None = None) -> str:
             return "made-up time"
     for date in _ISO_DATE.findall(sentence):
         if not any(date in fact for fact in facts.known):
-            return "made-up time"
+            return "made-up date"
     # asked "What day of the week is it?" without the clock, the 1.5B said "Monday" on a
     # Tuesday: a weekday must come from a tool or the user
     for day in lexicon().words("weekdays") & set(tokens(sentence)):

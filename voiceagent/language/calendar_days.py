@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
-from voiceagent.language.holidays import moving_holiday
+from voiceagent.language.holidays import MONTHS, moving_holiday
 from voiceagent.language.lexicon import lexicon, tokens
 from voiceagent.language.numbers import numbers_in, ordinals
 
@@ -35,7 +35,7 @@ class CalendarDay:
     to come."""
 
 
-_MONTHS = {name: int(n) for name, n in _LEX.values("months").items()}
+_MONTHS = MONTHS
 _SUFFIXES = "|".join(_LEX.phrases("ordinal_suffixes"))
 _DATE_SLOTS = {"month": rf"(?:{'|'.join(_MONTHS)})\.?", "day": rf"\d{{1,2}}(?:{_SUFFIXES})?"}
 _OPENER = re.compile(rf"^(?:{_LEX.regex('calendar_openers')}) (?=\D)")

@@ -18,10 +18,11 @@ from dateutil.easter import easter
 from dateutil.relativedelta import relativedelta, weekday
 
 from voiceagent.language.lexicon import lexicon
+from voiceagent.language.spoken_time import WEEKDAYS as _WEEKDAYS
 
 _LEX = lexicon()
-_WEEKDAYS = list(_LEX.phrases("weekdays"))
-_MONTHS = {name: int(n) for name, n in _LEX.values("months").items()}
+MONTHS = {name: int(n) for name, n in _LEX.values("months").items()}
+"""Month names and short forms ("september", "sep") -> 1-12."""
 EASTER = "easter"
 
 
@@ -30,13 +31,13 @@ def moving_date(rule: str, year: int) -> date:
     parts = rule.lower().split()
     if parts and parts[0] == EASTER and len(parts) <= 2:
         return easter(year) + timedelta(days=int(parts[1]) if len(parts) == 2 else 0)
-    if len(parts) == 3 and parts[1] in _WEEKDAYS and parts[2] in _MONTHS:
+    if len(parts) == 3 and parts[1] in _WEEKDAYS and parts[2] in MONTHS:
         nth = int(parts[0])
         if nth in (1, 2, 3, 4, 5, -1):
             start = 31 if nth < 0 else 1
-            found = date(year, _MONTHS[parts[2]], 1) + relativedelta(
+            found = date(year, MONTHS[parts[2]], 1) + relativedelta(
                 day=start, weekday=weekday(_WEEKDAYS.index(parts[1]), nth))
-            if found.month == _MONTHS[parts[2]]:
+            if found.month == MONTHS[parts[2]]:
                 return found
     raise ValueError(f"time.yaml: moving_holidays: {rule!r} is no day (\"4 thursday "
                      f"november\", \"-1 monday may\", \"easter -2\")")

@@ -44,9 +44,9 @@ def next_day(text: str, today: datetime) -> tuple[str, datetime] | None:
     if not day.rule:
         return day.name, next_occurrence(day.month, day.day, today)
     for year in (today.year, today.year + 1):
-        found = moving_date(day.rule, year)
-        if found >= today.date():
-            return day.name, today.replace(year=found.year, month=found.month, day=found.day)
+        moment = _in_year(day, today, year)
+        if moment.date() >= today.date():
+            return day.name, moment
     raise ToolError(f"no next date for {day.name!r}")
 
 

@@ -196,17 +196,12 @@ def _zone_names() -> dict[str, str]:
 def _countries() -> dict[str, str]:
     """Country name -> its first listed zone, when the zone tables are installed (a fallback:
     the first is not always the main one, e.g. Australia's is Lord Howe Island)."""
-    for base in map(Path, zoneinfo.TZPATH):
-        iso, zones = base / "iso3166.tab", base / "zone.tab"
-        if iso.is_file() and zones.is_file():
-            break
-    else:
+    iso = _zone_file("iso3166.tab")
+    if iso is None:
         return {}
     first: dict[str, str] = {}
-    for line in zones.read_text(encoding="utf-8").splitlines():
-        if line and not line.startswith("#"):
-            code, _, zone = line.split("\t")[:3]
-            first.setdefault(code, zone)
+    for zone, code in _zone_countries().items():
+        first.setdefault(code, zone)
     names: dict[str, str] = {}
     for line in iso.read_text(encoding="utf-8").splitlines():
         if line and not line.startswith("#"):
@@ -263,14 +258,20 @@ def _qualified(key: str, places: Places, named: dict[str, str]) -> str | None:
 
 @cache
 def _zone_countries() -> dict[str, str]:
-    """IANA zone -> its country code, from the system's zone table."""
-    for base in map(Path, zoneinfo.TZPATH):
-        table = base / "zone.tab"
-        if table.is_file():
-            return {line.split("\t")[2]: line.split("\t")[0]
-                    for line in table.read_text(encoding="utf-8").splitlines()
-                    if line and not line.startswith("#")}
-    return {}
+    """IANA zone -> its country code, in the system zone table's order (empty when the
+    table is not installed)."""
+    table = _zone_file("zone.tab")
+    if table is None:
+        return {}
+    rows = (line.split("\t") for line in table.read_text(encoding="utf-8").splitlines()
+            if line and not line.startswith("#"))
+    return {row[2]: row[0] for row in rows}
+
+
+def _zone_file(name: str) -> Path | None:
+    """One of the system zone database's tables, where it is installed."""
+    return next((base / name for base in map(Path, zoneinfo.TZPATH)
+                 if (base / name).is_file()), None)
 
 
 def _country(zone: str) -> str | None:
