@@ -20,6 +20,7 @@ from voiceagent.config import AudioConfig, Config
 from voiceagent.ports import Transcript
 from voiceagent.sound.recorder import MicRecorder
 from voiceagent.speech.drafts import Drafts, Verdict, only_an_address, sounds_finished
+from voiceagent.speech.read_ahead import ReadAhead
 from voiceagent.speech.vad import BLOCK_MS
 from voiceagent.testing import FakeBlockSource
 
@@ -257,6 +258,23 @@ def test_picovoice_is_not_cut_after_the_name(real_drafts, transcriber):
     """0.9 s of pause after "Picovoice" (heard as "Pick a voice."): one utterance."""
     [heard], _ = listen([real("pv_picovoice_make_me_a_large_coffee")], real_drafts)
     assert words(transcriber.transcribe(heard))[-3:] == ["a", "large", "coffee"]
+
+
+@pytest.mark.real
+def test_each_request_is_transcribed_at_the_pause_it_ends_with(real_drafts, transcriber):
+    """As the kiosk wires it (modes.early_end): drafts on the short window, and each pause
+    that may end the utterance has the request's own transcriber start on it
+    (speech/read_ahead.py). Every real request's transcript was started before its cut, and
+    is what that transcriber says of the whole utterance."""
+    ahead = ReadAhead(transcriber)
+    drafts = Drafts(transcriber.drafting(), real_drafts.turn, threshold=real_drafts.threshold,
+                    command=real_drafts.command, read_ahead=ahead.start)
+    names = sorted(p.stem for p in REPRO.glob("*.flac"))
+    for done, name in enumerate(names, start=1):
+        [heard], _ = listen([real(name)], drafts)
+        text = ahead.transcribe(heard)
+        assert ahead.used == done, name
+        assert text == transcriber.transcribe(heard) and text.strip()
 
 
 @pytest.mark.real

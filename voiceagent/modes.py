@@ -216,7 +216,8 @@ def early_end(config: Config, assistant: Any, recorder: Any, *, wake_phrase: str
     transcriber) and the turn model, so a finished request ends sooner than silence_ms and an
     unfinished one is waited for (speech/drafts.py); words heard as finished are prefilled
     (Assistant.prefill, after `wake_phrase` as the front end answers them). The request
-    itself is still transcribed by the assistant from the whole utterance."""
+    itself is still transcribed by the assistant's transcriber from the whole utterance,
+    started at the pause the utterance ends with (speech/read_ahead.py)."""
     from pathlib import Path
 
     from voiceagent.speech.drafts import Drafts
@@ -228,17 +229,19 @@ def early_end(config: Config, assistant: Any, recorder: Any, *, wake_phrase: str
     local = getattr(assistant.agent, "local", None)
     command = None if local is None else (lambda text: local.match(text) is not None)
     wake = Path(trigger.wake_word).stem.replace("_", " ") if trigger.wake_word else ""
+    from voiceagent.speech.read_ahead import ReadAhead
     from voiceagent.speech.stt import WhisperTranscriber
 
     drafting = assistant.transcriber  # a Whisper of our own drafts on the cheap short window
     if isinstance(drafting, WhisperTranscriber):
         drafting = drafting.drafting()
-    recorder.drafts = Drafts(drafting, load_turn_model(audio.turn_model,
-                                                                   config.models_dir),
+    ahead = assistant.transcriber = ReadAhead(assistant.transcriber)
+    recorder.drafts = Drafts(drafting, load_turn_model(audio.turn_model, config.models_dir),
                              threshold=audio.turn_threshold, command=command,
                              names=[n for n in (wake, trigger.wake_phrase) if n],
                              on_finished=lambda draft: assistant.prefill(
-                                 draft.text, wake_phrase=wake_phrase))
+                                 draft.text, wake_phrase=wake_phrase),
+                             read_ahead=ahead.start)
 
 
 def check_devices(config: Config, recorder: Any, *, keep_open: bool) -> None:

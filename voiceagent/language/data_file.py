@@ -4,6 +4,7 @@ replaced the loop warning of the same name, and only a test noticed."""
 
 from __future__ import annotations
 
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +35,7 @@ def _mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[Any, Any]:
 _UniqueKeys.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping)
 
 
-def load_data(path: Path) -> dict[str, Any]:
+def load_data(path: Path | Traversable) -> dict[str, Any]:
     """The YAML mapping in `path` ({} for an empty file)."""
     with path.open(encoding="utf-8") as f:
         loader = _UniqueKeys(f)

@@ -16,7 +16,10 @@ piper speech made soft (down to -26 dB with a 0.6 s fade-in) with Silero v6:
   ready by then) `draft_due` is true: the listener judges `peek()` (the utterance so far:
   speech/drafts.py) while it keeps listening, and sets this pause's window: `end_after(turn_ms)`
   when the turn is finished, `hold(ms)` longer when it is not, else the usual window. Speech
-  before the window is over starts a new pause and a new judgement.
+  before the window is over starts a new pause and a new judgement. An utterance that ends
+  with no speech after its last judged pause is exactly the audio judged then (the rest is
+  that pause's silence), so a transcript started on it (speech/read_ahead.py) is the
+  utterance's own.
 """
 
 from __future__ import annotations
@@ -110,6 +113,7 @@ class UtteranceCutter:
         self._onset_paused = False
         self._heard = False
         self._drafted = -1.0
+        self._peeked = 0
 
     @property
     def hearing(self) -> bool:
@@ -134,7 +138,9 @@ class UtteranceCutter:
     def peek(self) -> Audio:
         """The utterance so far, to judge; marks this pause as judged."""
         self._drafted = self._endpointer.speech_ms
-        return Audio(np.concatenate(self._kept()).astype(np.float32), STT_RATE)
+        kept = self._kept()
+        self._peeked = len(kept)
+        return Audio(np.concatenate(kept).astype(np.float32), STT_RATE)
 
     def end_after(self, ms: float) -> None:
         """End at `ms` of silence in this pause (its words were heard as finished)."""
@@ -157,6 +163,7 @@ class UtteranceCutter:
         self._history.append((block, probability, paused))
         ep = self._endpointer
         was_hearing, shortened = ep.hearing, ep.end_ms is not None
+        judged = self._judged_last()
         event = ep.push(probability)
         if self._keep_all:
             self._blocks.append(block)
@@ -176,7 +183,7 @@ class UtteranceCutter:
             self._blocks.append(block)
             self._trailing = self._trailing + 1 if ep.silent_ms > 0 or not ep.hearing else 0
         if event is Event.ENDED:
-            self._blocks = self._kept()
+            self._blocks = self._blocks[:self._peeked] if judged else self._kept()
             return self._take("turn" if shortened else "silence")
         if event is Event.DISCARDED:
             log.debug("ignored %.2f s of sound shorter than min_speech_ms",
@@ -192,6 +199,8 @@ class UtteranceCutter:
         if self._keep_all and self._heard:
             return self._take("stop")
         if not self._keep_all and self._endpointer.started:
+            if self._judged_last():
+                self._blocks = self._blocks[:self._peeked]
             return self._take("stop")
         self._drop()
         return None
@@ -203,6 +212,11 @@ class UtteranceCutter:
         while first > 0 and history[first - 1][1] >= ONSET_THRESHOLD:
             first -= 1
         return [b for b, _p, _paused in history[max(0, first - self._preroll):]]
+
+    def _judged_last(self) -> bool:
+        """No speech came after the last judged pause (so the utterance ends as judged)."""
+        ep = self._endpointer
+        return self._peeked > 0 and ep.hearing and self._drafted == ep.speech_ms
 
     def _kept(self) -> list[np.ndarray]:
         """The blocks without the closing silence beyond `TAIL_MS`."""
@@ -222,3 +236,4 @@ class UtteranceCutter:
         self._onset_paused = False
         self._heard = False
         self._drafted = -1.0
+        self._peeked = 0

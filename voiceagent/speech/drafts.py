@@ -32,6 +32,8 @@ A finished verdict is also passed to `on_finished`: the kiosk and push-to-talk h
 server read the request those words would make while the user is still pausing
 (agent/warmer.py), so its first token comes right after the turn ends. That too is only a
 head start in the server's cache, never the request: the final transcript still decides.
+And a pause heard as finished or open may be the end of the utterance: its audio goes to
+`read_ahead`, which has the request's own transcriber start on it (speech/read_ahead.py).
 """
 
 from __future__ import annotations
@@ -113,19 +115,23 @@ class Drafts:
 
     `command(text)` says whether words are a whole command the assistant answers itself;
     `names` are the words the assistant is addressed by (wake word, wake phrase);
-    `on_finished(draft)` hears each finished verdict (in the listening thread: return at once).
+    `on_finished(draft)` hears each finished verdict (in the listening thread: return at once);
+    `read_ahead(audio)` gets the audio of each pause that may end the utterance (finished or
+    open, with words heard), likewise.
     """
 
     def __init__(self, transcriber: Transcriber, turn: TurnDetector | None = None, *,
                  threshold: float = 0.5, command: Callable[[str], bool] | None = None,
                  names: Iterable[str] = (),
-                 on_finished: Callable[[Draft], None] | None = None) -> None:
+                 on_finished: Callable[[Draft], None] | None = None,
+                 read_ahead: Callable[[Audio], None] | None = None) -> None:
         self.transcriber = transcriber
         self.turn = turn
         self.threshold = threshold
         self.command = command
         self.names = tuple(names)
         self.on_finished = on_finished
+        self.read_ahead = read_ahead
 
     def judge(self, audio: Audio, *, short: bool = False) -> Draft:
         """The verdict on a pause at the end of `audio`; `short`: only a short first phrase
@@ -155,6 +161,11 @@ class Drafts:
         log.debug("draft after a pause: %r, turn %s -> %s", text,
                   "-" if p is None else f"{p:.2f}", verdict.value)
         draft = Draft(verdict, text, p)
+        if text and verdict is not Verdict.UNFINISHED and self.read_ahead is not None:
+            try:
+                self.read_ahead(audio)
+            except Exception:  # a head start only; the verdict stands
+                log.exception("starting the transcript ahead failed")
         if verdict is Verdict.FINISHED and self.on_finished is not None:
             try:
                 self.on_finished(draft)
