@@ -74,8 +74,8 @@ def test_history_carries_over_and_is_saved_each_turn(tmp_path: Path) -> None:
     assistant.answer_text("hi")
     assert len(session.load()) == 2
     assistant.answer_text("what did I say")
-    # (a request no tool serves carries a note after the user's words: say.yaml in_words)
-    assert [m.text.split("\n\n")[0] for m in model.requests[1].messages][-3:] == [
+    # (a request no tool serves carries a note before the user's words: say.yaml in_words)
+    assert [m.text.split("\n\n")[-1] for m in model.requests[1].messages][-3:] == [
         "hi", "Hello!", "what did I say"]
     assert len(session.load()) == 4
 
@@ -105,7 +105,7 @@ def test_wake_phrase_filters_utterances(tmp_path: Path) -> None:
     answered = assistant.answer_audio(Audio.silence(1.0), wake_phrase="computer")
     assert ignored.stop == "not_addressed"
     assert answered.answer == "Mount Everest."
-    assert model.requests[0].messages[-1].text.split("\n\n")[0] == "what's the highest mountain?"
+    assert model.requests[0].messages[-1].text.split("\n\n")[-1] == "what's the highest mountain?"
 
 
 def test_strip_wake_phrase_allows_a_leading_filler_word() -> None:

@@ -12,7 +12,7 @@ from types import SimpleNamespace
 
 from voiceagent.agent.events import Events, Recording
 from voiceagent.agent.history import for_model
-from voiceagent.agent.loop import Agent
+from voiceagent.agent.loop import Agent, warm_turn
 from voiceagent.agent.messages import Message
 from voiceagent.agent.session import SessionStore
 from voiceagent.agent.tools import ToolRegistry, tool
@@ -179,7 +179,7 @@ def test_no_prefill_without_keep_warm_nor_during_a_turn(tmp_path: Path) -> None:
     k.model.enqueue(KEPT_WARM)
     k.assistant.answer_text("Hi again.")
     assert k.assistant.warmer.settled(SETTLE_S)
-    assert [r.messages[-1].text for r in k.model.requests] == ["Hi again.", "hi"]
+    assert [r.messages[-1].text for r in k.model.requests] == ["Hi again.", warm_turn()]
 
 
 def test_the_wake_phrase_is_left_out_and_words_without_it_are_not_prefilled(

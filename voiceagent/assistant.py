@@ -186,10 +186,11 @@ class Assistant:
             result = self._run_agent(text, doubtful)
         self._save(result.messages)
         self.events.emit(TurnEnd(result.stop))
-        if self.keep_warm and (self.agent.config.history == "answers"
-                               or not any(isinstance(e, Request) for e in recording.events)):
-            # the next request shows this turn differently from how the model saw it (or
-            # it never saw it: a local command): have the server cache it now
+        if self.keep_warm:
+            # the next request shows this turn as it is kept, which is seldom how the model
+            # saw it (a local command it never saw, an answer held back or replaced, the note
+            # its request carried, answers without their calls): have the server cache it
+            # now; when it already has, this costs one token
             self.warmer.warm(self.history)
         return TurnOutcome(
             transcript=transcript,

@@ -43,7 +43,7 @@ from voiceagent.agent.local import LocalMatch, LocalMatcher, answer_locally
 from voiceagent.agent.messages import Message, Price
 from voiceagent.agent.model_turn import ModelTurn
 from voiceagent.agent.policy import CallPolicy, Said
-from voiceagent.agent.spoken import Facts, words_note
+from voiceagent.agent.spoken import Facts, with_note, words_note
 from voiceagent.agent.tools import ToolRegistry
 from voiceagent.agent.turn import CallDone, Stop, Turn, TurnResult
 from voiceagent.agent.voice import Voice
@@ -56,6 +56,13 @@ from voiceagent.ports import Approver, ChatModel
 __all__ = ["Agent", "CallDone", "LocalMatch", "LocalMatcher", "Stop", "TurnResult"]
 
 log = logging.getLogger(__name__)
+
+
+def warm_turn() -> str:
+    """The user turn of a keep-warm request: what a request no tool serves starts with (a
+    general question, a remark: the note before its words), so that one has only its own
+    words left for the server to read."""
+    return with_note("?", words_note(True), first=True)
 
 
 class Agent:
@@ -123,11 +130,15 @@ class Agent:
         the words of a draft heard as finished (`draft`, agent/warmer.py) as the turn's first
         request will send them."""
         enough = threading.Event()  # stop at the first token: the prompt is cached by then
-        user_text = draft or "hi"
         try:
             said = Said(draft, answering=answering(history), last_request=last_request(history))
-            if draft and self._words_only(said):  # the turn's first request has the note too
-                user_text = f"{draft}\n\n{words_note(not topics_of().about(draft))}"
+            if not draft:
+                user_text = warm_turn()
+            elif self._words_only(said):  # the turn's first request has the note too
+                user_text = with_note(draft, words_note(not topics_of().about(draft)),
+                                      first=True)
+            else:
+                user_text = draft
             self.model.complete(self.config.system_prompt,
                                 [*self.prefix, *for_model(history, self.config.history),
                                  Message("user", user_text)],

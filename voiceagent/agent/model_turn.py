@@ -24,6 +24,7 @@ from voiceagent.agent.spoken import (
     DECLINES_SERVED,
     REFUSES_OTHER,
     REPEATS_EARLIER,
+    with_note,
     words_note,
 )
 from voiceagent.agent.tools import ToolRegistry
@@ -66,6 +67,9 @@ class ModelTurn:
         """Added to the user's words once: when the first answer was held back whole, and
         on the first request for one no tool serves (with no tool offered: the 1.5B
         answered "Who wrote the play Hamlet?" with calculate even in a fresh session)."""
+        self.note_first = bool(words)
+        """The first request's note goes before the words, where the server has read it
+        already (Agent.warm_up); a note on an answer held back follows them."""
         self.tool_choice: ToolChoice = "none" if words else "auto"
         if words:
             turn.voice.facts.errors.append(self.retry_note)  # never read back
@@ -89,7 +93,7 @@ class ModelTurn:
                 return turn.cancelled("model")
             if self.halt.is_set():  # the time cap struck in the middle of the reply
                 return turn.capped("seconds", self.a.config.max_seconds)
-            self.retry_note, self.tool_choice = "", "auto"
+            self.retry_note, self.tool_choice, self.note_first = "", "auto", False
             # the history keeps what the user heard, not what the filter held back
             turn.messages.append(Message("assistant", turn.voice.end_reply(), reply.calls))
             if not reply.calls:
@@ -209,7 +213,7 @@ class ModelTurn:
         turn = self.turn
         asked = turn.messages[0]
         if self.retry_note:  # the request once more, with why the first answer was not said
-            asked = Message("user", f"{asked.text}\n\n{self.retry_note}")
+            asked = Message("user", with_note(asked.text, self.retry_note, first=self.note_first))
         messages = [*self.a.prefix, *for_model(self.history, self.a.config.history), asked,
                     *turn.messages[1:]]
         for attempt in (1, 2):

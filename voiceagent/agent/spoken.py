@@ -97,6 +97,13 @@ def words_note(general: bool) -> str:
     return tell_model("in_general" if general else "in_words")
 
 
+def with_note(words: str, note: str, *, first: bool = False) -> str:
+    """The user's words with a note to the model: after them (why an answer was held back),
+    or `first`, before them (a request no tool serves: the note then follows the history,
+    where the server has read it already after the last turn: Agent.warm_up)."""
+    return f"{note}\n\n{words}" if first else f"{words}\n\n{note}"
+
+
 def unbacked(sentence: str, facts: Facts) -> str:
     """Why `sentence` claims what no tool backs ("" when it does not): something done with
     no call that did it, live state no tool of this turn gave, what nothing here can know."""

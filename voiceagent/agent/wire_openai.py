@@ -93,6 +93,7 @@ class OpenAIChat(HTTPChat):
         text: list[str] = []
         parts = _CallParts(reply_id)
         usage = Usage()
+        read: dict[str, Any] = {}
         finished = started = False
         try:
             with self._http.stream("/chat/completions", body, cancel) as events:
@@ -103,6 +104,8 @@ class OpenAIChat(HTTPChat):
                     chunk = decode_chunk(event.data, self._http.base_url)
                     if event.event == "error" or "error" in chunk:
                         raise _stream_error(chunk, self._http)
+                    if isinstance(chunk.get("timings"), dict):  # llama.cpp: what it read
+                        read = chunk["timings"]
                     if chunk.get("usage"):
                         usage = Usage(
                             chunk["usage"].get("prompt_tokens") or 0,
@@ -123,6 +126,9 @@ class OpenAIChat(HTTPChat):
                         finished = finished or bool(choice.get("finish_reason"))
         except StreamCancelled:  # held-back text is dropped: nothing more is said
             return Reply("".join(text), (), usage)
+        if read:
+            log.debug("the server read %s new prompt tokens (%s cached) in %s ms",
+                      read.get("prompt_n"), read.get("cache_n"), read.get("prompt_ms"))
         if not finished:
             raise ChatError(
                 f"the reply from {self._http.base_url} ended early (the stream was cut off)"
