@@ -138,13 +138,14 @@ def one(assistant: Any, drafts: Any, config: Config, name: str, audio: Audio, en
     assistant.warmer.settled(300)
     sent = len(assistant.warmer.sent)
     prefill = assistant.prefill
+    ahead = assistant.transcriber  # the ReadAhead modes.early_end put in front of Whisper
 
-    def finished(draft: Any) -> None:
-        run.drafts.append(draft.text)
+    def finished(text: str) -> None:
+        run.drafts.append(text)
         if variant != "none":
-            prefill(draft.text)
+            prefill(text)
 
-    drafts.on_finished = finished
+    ahead.on_ready = finished
     played = concat([Audio.silence(LEAD_S), audio, Audio.silence(TAIL_S)])
     sources: list[PacedSource] = []
     mic = MicRecorder(config.audio, source=lambda paused: sources.append(
@@ -169,7 +170,7 @@ def one(assistant: Any, drafts: Any, config: Config, name: str, audio: Audio, en
     mic.close()
     assistant.warmer.settled(300)
     run.prefilled = list(assistant.warmer.sent[sent:])
-    drafts.on_finished = None
+    ahead.on_ready = None
     return run
 
 

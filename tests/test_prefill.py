@@ -21,8 +21,7 @@ from voiceagent.audio import Audio
 from voiceagent.config import AgentConfig
 from voiceagent.config_file import config_from_dict
 from voiceagent.intents import LocalCommands
-from voiceagent.ports import Transcript
-from voiceagent.speech.drafts import Draft, Drafts, Verdict
+from voiceagent.speech.drafts import Drafts
 from voiceagent.testing import (
     FakeSynthesizer,
     FakeTranscriber,
@@ -42,23 +41,6 @@ KEPT_WARM = "Hello."
 def get_time() -> str:
     """Tell the current time."""
     return "It is 7:30 in the evening."
-
-
-class Words:
-    """A transcriber for drafts: always the same words, heard clearly."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-    def transcribe(self, audio: Audio) -> Transcript:
-        return Transcript(self.text)
-
-
-class Finished:
-    """A turn model that hears every turn as finished."""
-
-    def finished(self, audio: Audio) -> float:
-        return 0.95
 
 
 @dataclasses.dataclass
@@ -91,14 +73,11 @@ def kiosk(tmp_path: Path, final: str, *, local: bool = False) -> Kiosk:
     return Kiosk(assistant, model, synthesizer, player, session, recording)
 
 
-def pause(k: Kiosk, draft_words: str) -> Draft:
-    """The listener judges a pause whose words so far are `draft_words`, wired as
-    modes.early_end wires it; returns once the read-ahead is done."""
-    drafts = Drafts(Words(draft_words), Finished(),
-                    on_finished=lambda d: k.assistant.prefill(d.text))
-    draft = drafts.judge(Audio.silence(1.0))
+def pause(k: Kiosk, words: str) -> None:
+    """The request's transcript was ready at a pause (speech/read_ahead.py) with `words`,
+    passed on as modes.early_end wires it; returns once the server has read them."""
+    k.assistant.prefill(words)
     assert k.assistant.warmer.settled(SETTLE_S)
-    return draft
 
 
 def test_a_finished_draft_has_the_server_read_the_request_and_nothing_is_said_or_kept(
@@ -106,7 +85,7 @@ def test_a_finished_draft_has_the_server_read_the_request_and_nothing_is_said_or
     k = kiosk(tmp_path, QUESTION)
     k.model.enqueue("The moon is drifting away from the Earth.",
                     deltas=["The moon ", "is drifting away ", "from the Earth."])
-    assert pause(k, QUESTION).verdict is Verdict.FINISHED
+    pause(k, QUESTION)
     [read] = k.model.requests
     config = k.assistant.agent.config
     assert read.system == config.system_prompt
@@ -155,7 +134,7 @@ def test_a_draft_the_final_transcript_does_not_say_changes_nothing_the_user_hear
 def test_local_commands_are_never_prefilled(tmp_path: Path) -> None:
     """The templates answer "What time is it?" without the model: no request, then or after."""
     k = kiosk(tmp_path, "What time is it?", local=True)
-    assert pause(k, "What time is it?").verdict is Verdict.FINISHED
+    pause(k, "What time is it?")
     k.assistant.warmer.prefill(k.assistant.history, "what time is it")
     assert k.assistant.warmer.settled(SETTLE_S)
     assert k.model.requests == [] and k.assistant.warmer.sent == []
@@ -173,9 +152,7 @@ def test_no_prefill_without_keep_warm_nor_during_a_turn(tmp_path: Path) -> None:
     pause(k, QUESTION)
     assert k.model.requests == []
     k.assistant.keep_warm = True
-    drafts = Drafts(Words(QUESTION), Finished(),
-                    on_finished=lambda d: k.assistant.prefill(d.text))
-    k.model.enqueue("Sure.", during=lambda: drafts.judge(Audio.silence(1.0)))
+    k.model.enqueue("Sure.", during=lambda: k.assistant.prefill(QUESTION))
     k.model.enqueue(KEPT_WARM)
     k.assistant.answer_text("Hi again.")
     assert k.assistant.warmer.settled(SETTLE_S)
@@ -194,8 +171,9 @@ def test_the_wake_phrase_is_left_out_and_words_without_it_are_not_prefilled(
     early_end(config, k.assistant, recorder, wake_phrase="computer")
     assert isinstance(recorder.drafts, Drafts)
     k.model.enqueue("Hi.")
-    recorder.drafts.on_finished(Draft(Verdict.FINISHED, f"Computer, {QUESTION}", 0.9))
-    recorder.drafts.on_finished(Draft(Verdict.FINISHED, "Tell the others we are late.", 0.9))
+    ahead = k.assistant.transcriber  # the read-ahead passes on each transcript ready
+    ahead.on_ready(f"Computer, {QUESTION}")
+    ahead.on_ready("Tell the others we are late.")
     assert k.assistant.warmer.settled(SETTLE_S)
     assert [r.messages[-1].text for r in k.model.requests] == [QUESTION]
 
@@ -205,8 +183,35 @@ def test_a_failing_read_ahead_costs_nothing_but_the_head_start(tmp_path: Path) -
 
     k = kiosk(tmp_path, QUESTION)
     k.model.enqueue(ChatError("the server is busy"))
-    assert pause(k, QUESTION).verdict is Verdict.FINISHED
+    pause(k, QUESTION)
     k.model.enqueue("The moon has no air.").enqueue(KEPT_WARM)
     assert k.assistant.answer_audio(Audio.silence(1.0)).answer == "The moon has no air."
     assert k.assistant.warmer.settled(SETTLE_S)
     k.model.assert_consumed()
+
+
+def test_the_transcript_ready_at_the_pause_is_prefilled_and_is_the_request(
+        tmp_path: Path) -> None:
+    """As modes.early_end wires it: the request's own transcriber starts on the pause's audio
+    (speech/read_ahead.py), the server reads the request those words make, and the utterance
+    that ends there is answered with exactly that request, transcribed once."""
+    import time
+
+    from voiceagent.modes import early_end
+
+    k = kiosk(tmp_path, QUESTION)
+    transcriber = k.assistant.transcriber
+    early_end(config_from_dict({"audio": {"turn_model": ""}}), k.assistant,
+              SimpleNamespace(drafts=None))
+    k.model.enqueue("Read.")
+    audio = Audio.silence(1.0)
+    k.assistant.transcriber.start(audio)
+    deadline = time.monotonic() + SETTLE_S  # an upper bound only
+    while not k.model.requests and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert k.assistant.warmer.settled(SETTLE_S)
+    [read] = k.model.requests
+    k.model.enqueue("The moon is moving away.").enqueue(KEPT_WARM)
+    assert k.assistant.answer_audio(audio).answer == "The moon is moving away."
+    assert k.model.requests[1].messages == read.messages
+    assert k.assistant.transcriber.used == 1 and len(transcriber.heard) == 1

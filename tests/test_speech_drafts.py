@@ -184,16 +184,16 @@ def test_unfinished_words_hold_the_pause(speech):
 
 
 @pytest.mark.real
-def test_the_listener_passes_on_only_finished_verdicts(speech):
-    """on_finished (the kiosk prefills the request with it) hears the pause that ends the
-    turn, not the one after "for"."""
+def test_the_listener_reads_ahead_only_the_pause_that_may_end_the_turn(speech):
+    """read_ahead (the request's transcript is started on it) gets the pause that ends the
+    turn, not the one after "for": exactly the utterance handed over."""
     first = speech("Set a timer for", lead_s=0.5, tail_s=0.0)
     rest = speech("ten minutes.", lead_s=0.0, tail_s=2.0)
-    seen: list = []
+    seen: list[Audio] = []
     drafts = Drafts(Scripted("Set a timer for", "Set a timer for ten minutes."), Turn(0.97),
-                    on_finished=seen.append)
-    [_], _ = listen([first, Audio.silence(1.1), rest], drafts)
-    assert [(d.text, d.verdict) for d in seen] == [("Set a timer for ten minutes.", F)]
+                    read_ahead=seen.append)
+    [heard], _ = listen([first, Audio.silence(1.1), rest], drafts)
+    assert len(seen) == 1 and np.array_equal(seen[0].samples, heard.samples)
 
 
 @pytest.mark.real

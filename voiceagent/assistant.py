@@ -147,10 +147,10 @@ class Assistant:
         speak(self.synthesizer, self.player, self.events, text)
 
     def prefill(self, words: str, *, wake_phrase: str = "") -> None:
-        """A draft of the words so far was heard as a finished turn (speech/drafts.py): have
-        the server read the request they would make now, while the user is still pausing.
-        Nothing is spoken or kept, and the words are never the request's: the turn sends its
-        own request from the final transcript, which finds them read when they are the same.
+        """The request's transcript was ready at a pause that may end the utterance
+        (speech/read_ahead.py): have the server read the request those words make now,
+        while the user is still pausing. Nothing is spoken or kept: the turn sends its own
+        request from the final transcript, which finds them read when they are the same.
         Not during a turn (its history is not final), nor for words without the wake phrase."""
         if not self.keep_warm or self._speaking_lock.locked():
             return

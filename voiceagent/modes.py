@@ -214,10 +214,10 @@ def wake_gate(config: Config, recorder: Any, canceller: Any = None) -> Any:
 def early_end(config: Config, assistant: Any, recorder: Any, *, wake_phrase: str = "") -> None:
     """Let the recorder judge each pause from the words so far (drafted with the assistant's
     transcriber) and the turn model, so a finished request ends sooner than silence_ms and an
-    unfinished one is waited for (speech/drafts.py); words heard as finished are prefilled
-    (Assistant.prefill, after `wake_phrase` as the front end answers them). The request
-    itself is still transcribed by the assistant's transcriber from the whole utterance,
-    started at the pause the utterance ends with (speech/read_ahead.py)."""
+    unfinished one is waited for (speech/drafts.py). The request itself is transcribed by
+    the assistant's transcriber from the whole utterance, started at the pause the utterance
+    ends with (speech/read_ahead.py); those words are prefilled as soon as they are ready
+    (Assistant.prefill, after `wake_phrase` as the front end answers them)."""
     from pathlib import Path
 
     from voiceagent.speech.drafts import Drafts
@@ -235,12 +235,12 @@ def early_end(config: Config, assistant: Any, recorder: Any, *, wake_phrase: str
     drafting = assistant.transcriber  # a Whisper of our own drafts on the cheap short window
     if isinstance(drafting, WhisperTranscriber):
         drafting = drafting.drafting()
-    ahead = assistant.transcriber = ReadAhead(assistant.transcriber)
+    ahead = assistant.transcriber = ReadAhead(
+        assistant.transcriber, on_ready=lambda text: assistant.prefill(
+            text, wake_phrase=wake_phrase))
     recorder.drafts = Drafts(drafting, load_turn_model(audio.turn_model, config.models_dir),
                              threshold=audio.turn_threshold, command=command,
                              names=[n for n in (wake, trigger.wake_phrase) if n],
-                             on_finished=lambda draft: assistant.prefill(
-                                 draft.text, wake_phrase=wake_phrase),
                              read_ahead=ahead.start)
 
 

@@ -123,22 +123,22 @@ class Agent:
             return turn.end("done", unserved.reply)
         return ModelTurn(self, turn, history).run()
 
-    def warm_up(self, history: Sequence[Message] = (), draft: str = "") -> None:
+    def warm_up(self, history: Sequence[Message] = (), words: str = "") -> None:
         """Send the fixed prefix (system prompt, tools, worked example) and the conversation
         so far, so the server has them cached before the user's next question (seconds saved
         on a small CPU): at start, after turns the model never saw (local commands), and with
-        the words of a draft heard as finished (`draft`, agent/warmer.py) as the turn's first
+        the words of a request ready at a pause (`words`, agent/warmer.py) as the turn's first
         request will send them."""
         enough = threading.Event()  # stop at the first token: the prompt is cached by then
         try:
-            said = Said(draft, answering=answering(history), last_request=last_request(history))
-            if not draft:
+            said = Said(words, answering=answering(history), last_request=last_request(history))
+            if not words:
                 user_text = warm_turn()
             elif self._words_only(said):  # the turn's first request has the note too
-                user_text = with_note(draft, words_note(not topics_of().about(draft)),
+                user_text = with_note(words, words_note(not topics_of().about(words)),
                                       first=True)
             else:
-                user_text = draft
+                user_text = words
             self.model.complete(self.config.system_prompt,
                                 [*self.prefix, *for_model(history, self.config.history),
                                  Message("user", user_text)],

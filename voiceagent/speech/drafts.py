@@ -28,12 +28,11 @@ about unfinished words can reach the answer. (Reusing the draft when the audio i
 would save one transcription; it was dropped because drafts may be decoded more cheaply than
 the final transcript, and a request's text must come from one place.)
 
-A finished verdict is also passed to `on_finished`: the kiosk and push-to-talk have the model
-server read the request those words would make while the user is still pausing
-(agent/warmer.py), so its first token comes right after the turn ends. That too is only a
-head start in the server's cache, never the request: the final transcript still decides.
-And a pause heard as finished or open may be the end of the utterance: its audio goes to
-`read_ahead`, which has the request's own transcriber start on it (speech/read_ahead.py).
+A pause heard as finished or open may be the end of the utterance: its audio goes to
+`read_ahead`, which has the request's own transcriber start on it (speech/read_ahead.py); the
+kiosk and push-to-talk have the model server read the request those words make as soon as
+they are ready (agent/warmer.py), so its first token comes right after the turn ends. That is
+only a head start in the server's cache: the request is sent from the final transcript.
 """
 
 from __future__ import annotations
@@ -115,22 +114,19 @@ class Drafts:
 
     `command(text)` says whether words are a whole command the assistant answers itself;
     `names` are the words the assistant is addressed by (wake word, wake phrase);
-    `on_finished(draft)` hears each finished verdict (in the listening thread: return at once);
     `read_ahead(audio)` gets the audio of each pause that may end the utterance (finished or
-    open, with words heard), likewise.
+    open, with words heard; in the listening thread: return at once).
     """
 
     def __init__(self, transcriber: Transcriber, turn: TurnDetector | None = None, *,
                  threshold: float = 0.5, command: Callable[[str], bool] | None = None,
                  names: Iterable[str] = (),
-                 on_finished: Callable[[Draft], None] | None = None,
                  read_ahead: Callable[[Audio], None] | None = None) -> None:
         self.transcriber = transcriber
         self.turn = turn
         self.threshold = threshold
         self.command = command
         self.names = tuple(names)
-        self.on_finished = on_finished
         self.read_ahead = read_ahead
 
     def judge(self, audio: Audio, *, short: bool = False) -> Draft:
@@ -166,11 +162,6 @@ class Drafts:
                 self.read_ahead(audio)
             except Exception:  # a head start only; the verdict stands
                 log.exception("starting the transcript ahead failed")
-        if verdict is Verdict.FINISHED and self.on_finished is not None:
-            try:
-                self.on_finished(draft)
-            except Exception:  # reading ahead is a head start only; the verdict stands
-                log.exception("passing on a finished draft failed")
         return draft
 
     def _known(self, text: str) -> bool:

@@ -13,12 +13,19 @@ otherwise.
 The request's text still comes from one place, the request's transcriber on the whole
 utterance, with the same settings: it is only computed before it is asked for. A draft
 (decoded more cheaply, on words that may go on) is never used as the request.
+
+A transcript ready ahead also goes to `on_ready`: the kiosk has the model server read the
+request those words make while the user is still pausing (Assistant.prefill), so a request
+that ends there finds its prompt read. Those are the words the request will have (or, when
+the user goes on, no request at all), not a cheaper draft's guess; and Whisper and the model
+no longer share the two cores at the same moment for it.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 
 import numpy as np
 
@@ -56,8 +63,13 @@ class ReadAhead:
     runs waits for it, replacing any other start still waiting (only the latest pause can be
     the utterance's end), so a pause never queues work behind more than one other."""
 
-    def __init__(self, transcriber: Transcriber) -> None:
+    def __init__(self, transcriber: Transcriber, *,
+                 on_ready: Callable[[str], None] | None = None) -> None:
         self.transcriber = transcriber
+        self.on_ready = on_ready
+        """Hears each transcript started ahead, once it is ready and still the latest (in the
+        worker thread: return at once): the model server can read the request it makes
+        before the cut (Assistant.prefill), with the very words the request will have."""
         self.used = 0
         """Requests whose transcript was ready from a start (for logs and tests)."""
         self._lock = threading.Lock()
@@ -107,3 +119,9 @@ class ReadAhead:
             job.run(self.transcriber)
             with self._lock:
                 self._running, self._done = None, job
+                latest = self._waiting is None
+            if latest and job.result and self.on_ready is not None:
+                try:
+                    self.on_ready(str(job.result))
+                except Exception:  # a head start only
+                    log.exception("passing on a transcript ready ahead failed")
