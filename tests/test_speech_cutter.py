@@ -101,27 +101,31 @@ def test_a_judged_pause_ends_at_its_own_window():
     assert u.cut == "silence"
 
 
-def test_an_utterance_ending_at_its_judged_pause_is_the_audio_judged():
-    """No speech after the last judged pause: the utterance is that audio, sample for sample
-    (its transcript may be started then: speech/read_ahead.py); speech after it: longer."""
-    for window in ("turn", "silence"):
-        cutter = by_score(silence_ms=700, pause_grace_ms=0, turn_ms=200)
-        cut(scored((0.0, 500), (0.9, 1500), (0.0, 200)), cutter)
-        heard = cutter.peek()
-        if window == "turn":
-            cutter.end_after(200)
-        [u] = cut(scored((0.0, 1000)), cutter)
-        assert u.cut == window and np.array_equal(u.audio.samples, heard.samples)
+def test_an_utterance_ends_as_read_ahead_when_no_speech_comes():
+    """Cut early at a pause judged finished: the audio judged, sample for sample; by the
+    silence window: what `settled()` gave once the pause had lasted TAIL_MS (a transcript
+    may be started on either: speech/read_ahead.py); speech after either: longer."""
+    cutter = by_score(silence_ms=700, pause_grace_ms=0, turn_ms=200)
+    cut(scored((0.0, 500), (0.9, 1500), (0.0, 200)), cutter)
+    heard = cutter.peek()
+    cutter.end_after(200)
+    [u] = cut(scored((0.0, 1000)), cutter)
+    assert u.cut == "turn" and np.array_equal(u.audio.samples, heard.samples)
+    cutter = by_score(silence_ms=700, pause_grace_ms=0, turn_ms=200)
+    cut(scored((0.0, 500), (0.9, 1500), (0.0, 200)), cutter)
+    cutter.peek()
+    assert not cutter.settled_due
+    cut(scored((0.0, 100)), cutter)
+    assert cutter.settled_due
+    settled = cutter.settled()
+    assert not cutter.settled_due  # once per pause
+    [u] = cut(scored((0.0, 1000)), cutter)
+    assert u.cut == "silence" and np.array_equal(u.audio.samples, settled.samples)
     cutter = by_score(silence_ms=700, pause_grace_ms=0, turn_ms=200)
     cut(scored((0.0, 500), (0.9, 1500), (0.0, 200)), cutter)
     heard = cutter.peek()
     [u] = cut(scored((0.0, 100), (0.9, 500), (0.0, 1000)), cutter)
     assert len(u.audio.samples) > len(heard.samples) + 500 * STT_RATE // 1000
-    cutter = by_score(silence_ms=700, pause_grace_ms=0, turn_ms=200)  # key released
-    cut(scored((0.0, 500), (0.9, 1500), (0.0, 200)), cutter)
-    heard = cutter.peek()
-    cut(scored((0.0, 300)), cutter)
-    assert np.array_equal(cutter.finish().audio.samples, heard.samples)
 
 
 def test_no_judgements_without_turn_ms_or_while_keeping_all():

@@ -185,8 +185,8 @@ def test_unfinished_words_hold_the_pause(speech):
 
 @pytest.mark.real
 def test_the_listener_reads_ahead_only_the_pause_that_may_end_the_turn(speech):
-    """read_ahead (the request's transcript is started on it) gets the pause that ends the
-    turn, not the one after "for": exactly the utterance handed over."""
+    """read_ahead (the request's transcript is started on it) gets the pause heard as
+    finished, not the one after "for": exactly the utterance handed over."""
     first = speech("Set a timer for", lead_s=0.5, tail_s=0.0)
     rest = speech("ten minutes.", lead_s=0.0, tail_s=2.0)
     seen: list[Audio] = []

@@ -5,20 +5,21 @@ yet when a request arrives comes before the first word of the answer. Two things
 ahead, on one worker thread, the newest first (a burst costs one thread, not one each, and
 work that is already out of date is skipped):
 
-- **keep-warm**: after a turn the model never saw (a local command) or will see differently
-  (history shown as answers), the conversation so far, so the next question does not wait
-  for it;
+- **keep-warm**: after every turn, the conversation so far (as the next request will show
+  it) and the note a request no tool serves starts with, so the next question does not
+  wait for them;
 - **prefill**: while the user is still pausing, the transcript started at a pause that may
   end the utterance (speech/read_ahead.py): the conversation and those words, exactly as the
-  final request will send them (the fixed prefix, `history.for_model`, the words as the user turn), so the
-  model's first token comes right after the turn ends.
+  final request will send them (the fixed prefix, `history.for_model`, the words as the user
+  turn), so the model's first token comes right after the turn ends.
 
 Either is a request that stops at its first token (`Agent.warm_up`): nothing is spoken and
 nothing is kept. Those words are used only through the server's prompt cache: the final
 request is sent as usual, from the final transcript; when the utterance ended at that pause
 the server has read them already, and when the user went on, nothing was said or done and the
-request costs what it always did (its common start, the prefix and the history, is still read). Words the local
-templates answer (agent/local.py) are never prefilled: the model never sees them.
+request costs what it always did (its common start, the prefix and the history, is still
+read). Words the local templates answer (agent/local.py) are never prefilled: the model
+never sees them.
 """
 
 from __future__ import annotations

@@ -113,8 +113,9 @@ class FollowUps:
             if cue is not None and not _cued(cue, aside, said, reading):
                 continue
             pointer = Pointer(self._follow[reading.intent.name], {
-                _AS.get(e.name, e.name): (said[e.text_span[0]:e.text_span[1]] if e.is_wildcard and e.text_span
-                         else str(e.value)) for e in reading.entities_list})
+                _AS.get(e.name, e.name): (said[e.text_span[0]:e.text_span[1]]
+                                          if e.is_wildcard and e.text_span else str(e.value))
+                for e in reading.entities_list})
             found = self._do[pointer.follow](pointer, refs)
             if found:
                 return found

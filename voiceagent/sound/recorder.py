@@ -76,6 +76,9 @@ class MicRecorder:
         """Set once speech recognition is loaded: pauses are then judged (drafts.py)."""
         self._draft_ms = 200.0
         """How long a judgement takes, in stream time (moving average)."""
+        self._open = False
+        """The last pause judged was open, with words heard (its transcript may start once
+        the pause has lasted what the utterance keeps of it)."""
         self._stream: BlockSource | None = None
         self._paused = threading.Event()
 
@@ -192,6 +195,8 @@ class MicRecorder:
             utterance = self._feed(cutter, item)
             if utterance is None and self.drafts is not None and cutter.draft_due:
                 self._judge(self.drafts, stream, cutter)
+            if utterance is None and cutter.settled_due:
+                self._settle(cutter)
             if utterance is not None:
                 if not utterance.while_paused:
                     return utterance.audio
@@ -221,6 +226,7 @@ class MicRecorder:
         """Judge the pause from the utterance so far (speech/drafts.py) and set how long it may
         last; the blocks that arrived meanwhile are read next, as usual, so speech among them
         starts a new pause and the verdict no longer counts."""
+        self._open = False
         try:
             draft = drafts.judge(cutter.peek(), short=cutter.short_phrase)
         except Exception as exc:  # e.g. a remote Whisper gone: the silence window decides
@@ -231,10 +237,22 @@ class MicRecorder:
         took_ms = stream.queued() * BLOCK_MS
         self._draft_ms = 0.7 * self._draft_ms + 0.3 * took_ms  # the next ones start that early
         cutter.draft_lead_ms = self._draft_ms + BLOCK_MS
+        self._open = draft.verdict is Verdict.OPEN and bool(draft.text)
         if draft.verdict is Verdict.FINISHED:
             cutter.end_after(self._config.turn_end_ms)
         elif draft.verdict is Verdict.UNFINISHED:
             cutter.hold(self._config.hold_ms)
+
+    def _settle(self, cutter: UtteranceCutter) -> None:
+        """A pause judged open has lasted what the utterance keeps of it: have the request's
+        transcript started on the utterance as the silence window will hand it over."""
+        audio = cutter.settled()
+        read_ahead = self.drafts.read_ahead if self.drafts is not None else None
+        if self._open and read_ahead is not None:
+            try:
+                read_ahead(audio)
+            except Exception:  # a head start only
+                log.exception("starting the transcript ahead failed")
 
     def _ignored(self, utterance: Utterance) -> None:
         log.info("heard %.1f s of speech while the assistant was speaking (half duplex); it "

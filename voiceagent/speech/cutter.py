@@ -16,10 +16,11 @@ piper speech made soft (down to -26 dB with a 0.6 s fade-in) with Silero v6:
   ready by then) `draft_due` is true: the listener judges `peek()` (the utterance so far:
   speech/drafts.py) while it keeps listening, and sets this pause's window: `end_after(turn_ms)`
   when the turn is finished, `hold(ms)` longer when it is not, else the usual window. Speech
-  before the window is over starts a new pause and a new judgement. An utterance that ends
-  with no speech after its last judged pause is exactly the audio judged then (the rest is
-  that pause's silence), so a transcript started on it (speech/read_ahead.py) is the
-  utterance's own.
+  before the window is over starts a new pause and a new judgement. An utterance cut early
+  at a pause judged finished is exactly the audio judged then (the rest is that pause's
+  silence); and once a pause has lasted `TAIL_MS`, `settled()` is what the usual window will
+  hand over if no speech comes: so a transcript started on either (speech/read_ahead.py) is
+  the utterance's own.
 """
 
 from __future__ import annotations
@@ -114,6 +115,7 @@ class UtteranceCutter:
         self._heard = False
         self._drafted = -1.0
         self._peeked = 0
+        self._settled = -1.0
 
     @property
     def hearing(self) -> bool:
@@ -129,6 +131,19 @@ class UtteranceCutter:
                 and not self._onset_paused and ep.pending == 0
                 and ep.silent_ms >= max(MIN_DRAFT_MS, self._turn_ms - self.draft_lead_ms)
                 and self._drafted != ep.speech_ms)
+
+    @property
+    def settled_due(self) -> bool:
+        """This pause has lasted `TAIL_MS` (what the utterance keeps of it) and `settled()`
+        was not taken in it yet."""
+        ep = self._endpointer
+        return (not self._keep_all and ep.started and ep.pending == 0
+                and self._trailing >= int(TAIL_MS / BLOCK_MS) and self._settled != ep.speech_ms)
+
+    def settled(self) -> Audio:
+        """The utterance as the usual silence window will end it if no speech comes."""
+        self._settled = self._endpointer.speech_ms
+        return Audio(np.concatenate(self._kept()).astype(np.float32), STT_RATE)
 
     @property
     def short_phrase(self) -> bool:
@@ -183,7 +198,7 @@ class UtteranceCutter:
             self._blocks.append(block)
             self._trailing = self._trailing + 1 if ep.silent_ms > 0 or not ep.hearing else 0
         if event is Event.ENDED:
-            self._blocks = self._blocks[:self._peeked] if judged else self._kept()
+            self._blocks = self._blocks[:self._peeked] if judged and shortened else self._kept()
             return self._take("turn" if shortened else "silence")
         if event is Event.DISCARDED:
             log.debug("ignored %.2f s of sound shorter than min_speech_ms",
@@ -199,8 +214,6 @@ class UtteranceCutter:
         if self._keep_all and self._heard:
             return self._take("stop")
         if not self._keep_all and self._endpointer.started:
-            if self._judged_last():
-                self._blocks = self._blocks[:self._peeked]
             return self._take("stop")
         self._drop()
         return None
@@ -214,7 +227,7 @@ class UtteranceCutter:
         return [b for b, _p, _paused in history[max(0, first - self._preroll):]]
 
     def _judged_last(self) -> bool:
-        """No speech came after the last judged pause (so the utterance ends as judged)."""
+        """No speech came after the last judged pause (cut there, it ends as judged)."""
         ep = self._endpointer
         return self._peeked > 0 and ep.hearing and self._drafted == ep.speech_ms
 
@@ -237,3 +250,4 @@ class UtteranceCutter:
         self._heard = False
         self._drafted = -1.0
         self._peeked = 0
+        self._settled = -1.0

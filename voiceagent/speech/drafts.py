@@ -28,8 +28,9 @@ about unfinished words can reach the answer. (Reusing the draft when the audio i
 would save one transcription; it was dropped because drafts may be decoded more cheaply than
 the final transcript, and a request's text must come from one place.)
 
-A pause heard as finished or open may be the end of the utterance: its audio goes to
-`read_ahead`, which has the request's own transcriber start on it (speech/read_ahead.py); the
+A pause heard as finished ends the utterance unless speech comes: its audio goes to
+`read_ahead`, which has the request's own transcriber start on it (speech/read_ahead.py; the
+listener does the same for an open pause once it has lasted what an utterance keeps); the
 kiosk and push-to-talk have the model server read the request those words make as soon as
 they are ready (agent/warmer.py), so its first token comes right after the turn ends. That is
 only a head start in the server's cache: the request is sent from the final transcript.
@@ -114,8 +115,8 @@ class Drafts:
 
     `command(text)` says whether words are a whole command the assistant answers itself;
     `names` are the words the assistant is addressed by (wake word, wake phrase);
-    `read_ahead(audio)` gets the audio of each pause that may end the utterance (finished or
-    open, with words heard; in the listening thread: return at once).
+    `read_ahead(audio)` gets the audio of each pause heard as finished, with words heard (in
+    the listening thread: return at once).
     """
 
     def __init__(self, transcriber: Transcriber, turn: TurnDetector | None = None, *,
@@ -157,7 +158,7 @@ class Drafts:
         log.debug("draft after a pause: %r, turn %s -> %s", text,
                   "-" if p is None else f"{p:.2f}", verdict.value)
         draft = Draft(verdict, text, p)
-        if text and verdict is not Verdict.UNFINISHED and self.read_ahead is not None:
+        if text and verdict is Verdict.FINISHED and self.read_ahead is not None:
             try:
                 self.read_ahead(audio)
             except Exception:  # a head start only; the verdict stands
