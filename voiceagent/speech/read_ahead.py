@@ -42,6 +42,8 @@ class _Job:
         self.audio = audio
         self.result: str | None = None
         self.done = threading.Event()
+        self.taken = False
+        """A request has asked for it (its turn is under way: no prefill then)."""
 
     def same(self, audio: Audio) -> bool:
         mine = self.audio
@@ -96,6 +98,8 @@ class ReadAhead:
                          None)
             if found is not self._waiting:
                 self._waiting = None  # nobody will ask for it now
+            if found is not None:
+                found.taken = True
             self._done = None
         if found is not None:
             found.done.wait()
@@ -119,7 +123,7 @@ class ReadAhead:
             job.run(self.transcriber)
             with self._lock:
                 self._running, self._done = None, job
-                latest = self._waiting is None
+                latest = self._waiting is None and not job.taken
             if latest and job.result and self.on_ready is not None:
                 try:
                     self.on_ready(str(job.result))
