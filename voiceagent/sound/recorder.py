@@ -195,7 +195,7 @@ class MicRecorder:
             utterance = self._feed(cutter, item)
             if utterance is None and self.drafts is not None and cutter.draft_due:
                 self._judge(self.drafts, stream, cutter)
-            if utterance is None and cutter.settled_due:
+            if utterance is None and self._open and cutter.settled_due:
                 self._settle(cutter)
             if utterance is not None:
                 if not utterance.while_paused:
@@ -248,7 +248,7 @@ class MicRecorder:
         transcript started on the utterance as the silence window will hand it over."""
         audio = cutter.settled()
         read_ahead = self.drafts.read_ahead if self.drafts is not None else None
-        if self._open and read_ahead is not None:
+        if read_ahead is not None:
             try:
                 read_ahead(audio)
             except Exception:  # a head start only
