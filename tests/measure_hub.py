@@ -6,8 +6,10 @@
 
 For each [hub] llm_slots given: one hub, two satellites (kitchen, bedroom), real recordings
 (tests/data/real): a built-in command ("set a timer for 5 minutes", answered from the
-templates) and a request for the model ("Picovoice, make me a large coffee"). Each round asks
-each kind in the kitchen alone, in the bedroom alone, and in both rooms at once. Reply onset =
+templates) and a request for the model ("Picovoice, make me a large coffee"), and a question
+for the model (the bench's piper "Tell me a fun fact about the moon."). Each round asks each
+kind in the kitchen alone, in the bedroom alone, and in both rooms at once; then the built-in
+command in one room and the question in the other, at once ("mixed"). Reply onset =
 seconds from the end of the words at the room's microphone sink to the first sound of the
 answer at its speaker sink (both captured on this process's clock, bench/capture.py).
 """
@@ -29,8 +31,15 @@ from voiceagent.bench.capture import RATE, Capture
 from voiceagent.bench.onset import first_sound, speech_span
 
 REAL = Path(__file__).parent / "data" / "real"
+QUESTION = Path(__file__).parent.parent / "voiceagent" / "bench" / "questions" / "q06.wav"
+"""A question for the model ("Tell me a fun fact about the moon.", piper: no real recording
+of a general question is shared)."""
 ROOMS = ("kitchen", "bedroom")
-KINDS = {"built-in": "set_a_timer_for_5_minutes", "model": "picovoice_make_me_a_large_coffee"}
+KINDS = {"built-in": REAL / "set_a_timer_for_5_minutes.flac",
+         "model": REAL / "picovoice_make_me_a_large_coffee.flac",
+         "question": QUESTION}
+MIXED = (("built-in", "question"), ("question", "built-in"))
+"""Mixed rounds: the kitchen's kind and the bedroom's, spoken at once."""
 
 
 def main() -> None:
@@ -55,7 +64,7 @@ def main() -> None:
     try:
         for room in ROOMS:
             pulse.add_room(room)
-        clips = {kind: _wav(root, kind, name) for kind, name in KINDS.items()}
+        clips = {kind: _wav(root, kind, path) for kind, path in KINDS.items()}
         for slots in args.slots:
             results[f"slots={slots}"] = _run(pulse, root / f"slots{slots}", clips, slots,
                                              args.model, args.rounds)
@@ -79,7 +88,7 @@ def _speech_only(rounds: int) -> dict[str, object]:
     config = Config()
     stt = WhisperTranscriber(config.stt, config.models_dir)
     tts = PiperSynthesizer(config.tts, config.models_dir)
-    clip = load_audio(REAL / f"{KINDS['built-in']}.flac")
+    clip = load_audio(KINDS["built-in"])
 
     def room(out: list[float]) -> None:
         start = time.monotonic()
@@ -104,15 +113,15 @@ def _speech_only(rounds: int) -> dict[str, object]:
             "ratio": round(t / a, 2), "raw": {"alone": alone, "together": together}}
 
 
-def _wav(root: Path, kind: str, name: str) -> tuple[Path, float]:
-    """The clip with silence around it, and where its words end (seconds into the file)."""
-    clip = concat([Audio.silence(0.5), load_audio(REAL / f"{name}.flac"), Audio.silence(1.5)])
+def _wav(root: Path, kind: str, source: Path) -> Path:
+    """The clip with silence around it."""
+    clip = concat([Audio.silence(0.5), load_audio(source), Audio.silence(1.5)])
     path = root / f"{kind}.wav"
     write_wav(path, clip)
-    return path, speech_span(clip.samples, clip.rate)[1]
+    return path
 
 
-def _run(pulse: PulseServer, root: Path, clips: dict[str, tuple[Path, float]], slots: int,
+def _run(pulse: PulseServer, root: Path, clips: dict[str, Path], slots: int,
          model: str, rounds: int) -> dict[str, object]:
     root.mkdir()
     (root / "data").mkdir()
@@ -127,15 +136,22 @@ def _run(pulse: PulseServer, root: Path, clips: dict[str, tuple[Path, float]], s
         for mic, speaker in caps.values():
             mic.wait_started()
             speaker.wait_started()
-        for kind, (wav, words_end) in clips.items():
-            _ask(pulse, hub, caps, {"kitchen": wav}, words_end)  # warm-up, not counted
+        for kind, clip in clips.items():
+            _ask(pulse, hub, caps, {"kitchen": clip})  # warm-up, not counted
             for _ in range(rounds):
                 for rooms in (("kitchen",), ("bedroom",), ROOMS):
-                    got = _ask(pulse, hub, caps, dict.fromkeys(rooms, wav), words_end)
+                    got = _ask(pulse, hub, caps, dict.fromkeys(rooms, clip))
                     label = "alone" if len(rooms) == 1 else "together"
                     for room, onset in got.items():
                         onsets.setdefault(f"{kind} {room} {label}", []).append(onset)
                     print(kind, rooms, got, flush=True)
+        for _ in range(rounds):
+            for kinds in MIXED:
+                kind_of = dict(zip(ROOMS, kinds, strict=True))
+                got = _ask(pulse, hub, caps, {room: clips[kind] for room, kind in kind_of.items()})
+                for room, onset in got.items():
+                    onsets.setdefault(f"{kind_of[room]} {room} mixed", []).append(onset)
+                print("mixed", kinds, got, flush=True)
     finally:
         for mic, speaker in caps.values():
             mic.close()
@@ -144,11 +160,11 @@ def _run(pulse: PulseServer, root: Path, clips: dict[str, tuple[Path, float]], s
         for satellite in satellites:
             satellite.kill()
     table = {k: round(statistics.median(v), 2) for k, v in sorted(onsets.items())}
-    ratios = {f"{kind} {room}": round(table[f"{kind} {room} together"]
-                                      / table[f"{kind} {room} alone"], 2)
-              for kind in KINDS for room in ROOMS
-              if f"{kind} {room} together" in table and f"{kind} {room} alone" in table}
-    return {"median reply onset (s)": table, "together / alone": ratios, "raw": onsets}
+    ratios = {f"{kind} {room} {label}": round(table[f"{kind} {room} {label}"]
+                                              / table[f"{kind} {room} alone"], 2)
+              for kind in KINDS for room in ROOMS for label in ("together", "mixed")
+              if f"{kind} {room} {label}" in table and f"{kind} {room} alone" in table}
+    return {"median reply onset (s)": table, "at once / alone": ratios, "raw": onsets}
 
 
 def _shared_cache(parent: Path) -> Path:
@@ -158,8 +174,9 @@ def _shared_cache(parent: Path) -> Path:
 
 
 def _ask(pulse: PulseServer, hub: Hub, caps: dict[str, tuple[Capture, Capture]],
-         asks: dict[str, Path], words_end: float) -> dict[str, float]:
-    """Play into each room at once; each room's reply onset after its words end."""
+         asks: dict[str, Path]) -> dict[str, float]:
+    """Play each room's clip into it at once; each room's reply onset after its words end
+    (found in what its microphone sink carried)."""
     turns = {room: hub.log().count(f"{room}: turn over") for room in asks}
     started = {}
     procs = []

@@ -63,8 +63,10 @@ class Satellite:
                                "(test.sh does)")
         mic = (f"parec --device={self.room}_mic.monitor --rate=16000 --channels=1 "
                "--format=s16le --raw --latency-msec=20")
+        # paplay's default buffer (2 s) starts a short answer only once it is all written:
+        # 1-2 s that a satellite's aplay (0.5 s) does not add
         snd = (f"paplay --device={self.room}_speaker --raw --rate=22050 --channels=1 "
-               "--format=s16le")
+               "--format=s16le --latency-msec=100")
         with open(self.log_path, "ab") as log:
             self.proc = subprocess.Popen(
                 [str(SATELLITE_PYTHON), "-m", "wyoming_satellite", "--name", self.room,
