@@ -206,6 +206,47 @@ def test_after_a_local_command_the_server_caches_the_conversation(tmp_path: Path
     assert len(model.requests) == 1
 
 
+def test_reading_ahead_waits_for_a_turn_under_way_in_another_conversation(
+        tmp_path: Path) -> None:
+    """Two rooms share one server: a room's keep-warm sent while another room's answer is
+    being written shares the CPU with it (that answer came 1.5-1.7x later). It waits, and
+    newer work that comes meanwhile replaces it."""
+    from voiceagent.intents import LocalCommands
+
+    model = ScriptedChatModel().enqueue("Hello.")
+    assistant, _recording, _synth, _player, _session = make(tmp_path, model)
+    assistant.agent.local = LocalCommands(assistant.agent.tools)
+    assistant.keep_warm = True
+    other_room = assistant.warmer.foreground.turn()  # a turn under way elsewhere
+    other_room.__enter__()
+    try:
+        assistant.answer_text("What time is it?")
+        assistant.answer_text("What time is it?")
+        assert not assistant.warmer.settled(0.3)  # waiting, not sent
+        assert model.requests == []
+    finally:
+        other_room.__exit__(None, None, None)
+    assert assistant.warmer.settled(30)
+    [warm] = model.requests  # only the newest
+    assert [m.text for m in warm.messages if m.role == "user"][-3:-1] == [
+        "What time is it?", "What time is it?"]
+
+
+def test_a_turn_that_begins_stops_reading_ahead_already_sent() -> None:
+    """A room's next question waited in its slot behind its own keep-warm (5-10 s when two
+    rooms' keep-warms ran together): a turn stops it; what was read stays cached."""
+    from voiceagent.agent.foreground import Foreground
+
+    foreground = Foreground()
+    with foreground.reading_ahead() as stop:
+        assert not stop.is_set()
+        with foreground.turn():
+            assert stop.is_set()
+            with foreground.reading_ahead() as late:  # begun while the turn is under way
+                assert late.is_set()
+    assert foreground.wait_idle(0)
+
+
 def test_only_a_long_running_front_end_on_a_local_server_keeps_warm() -> None:
     from voiceagent.build import keeps_warm
     from voiceagent.config_file import config_from_dict

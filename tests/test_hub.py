@@ -170,6 +170,9 @@ def test_two_rooms_speaking_at_once_are_both_answered_each_in_its_own(
     in_kitchen, in_bedroom = heard(kitchen, transcriber), heard(bedroom, transcriber)
     assert timer_set(in_kitchen)
     assert in_bedroom and not timer_set(in_bedroom)
+    # the bedroom (the second room) keeps its conversation in the server's second slot
+    server_log = (house.hub.root / "data" / "llm-server.log").read_text()
+    assert "selected slot by id (1)" in server_log
 
 
 def test_a_satellite_killed_mid_answer_leaves_the_other_room_answering_and_comes_back(

@@ -182,3 +182,20 @@ def test_a_timer_set_for_another_room_rings_there(tmp_path: Path) -> None:
     one_room = ToolRegistry(timers.make_tools(Timers(tmp_path / "t.json")))
     add_room_timer(one_room, tmp_path, "kitchen", ["kitchen"])
     assert "set_timer_in_room" not in one_room  # a house of one room has no other room
+
+
+def test_each_room_keeps_its_conversation_in_one_slot_of_our_server() -> None:
+    from types import SimpleNamespace
+
+    from voiceagent.agent.wire_openai import OpenAIChat
+    from voiceagent.connect import ChatSetup
+
+    model = OpenAIChat("http://127.0.0.1:9/v1", "m")
+    ours = ChatSetup(model, None, False, server=SimpleNamespace(parallel=2))  # type: ignore[arg-type]
+    bodies = [ours.pinned(i).model.request_body("s", [], []) for i in range(3)]
+    assert [b["id_slot"] for b in bodies] == [0, 1, 0]
+    assert "id_slot" not in model.request_body("s", [], [])  # the shared model is unchanged
+    # a server that is not ours (its slots unknown) or has one slot: sent as before
+    assert ChatSetup(model, None, False).pinned(1).model is model
+    one = ChatSetup(model, None, False, server=SimpleNamespace(parallel=1))  # type: ignore[arg-type]
+    assert one.pinned(1).model is model

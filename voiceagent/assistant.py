@@ -29,6 +29,7 @@ from voiceagent.agent.events import (
     TurnEnd,
     TurnStart,
 )
+from voiceagent.agent.foreground import Foreground
 from voiceagent.agent.loop import Agent, TurnResult
 from voiceagent.agent.messages import Message
 from voiceagent.agent.session import SessionStore, bound
@@ -72,6 +73,7 @@ class Assistant:
         transcriber: Transcriber | None = None,
         keep_warm: bool = False,
         forget: threading.Event | None = None,
+        foreground: Foreground | None = None,
     ) -> None:
         self.agent = agent
         self.session = session
@@ -86,7 +88,7 @@ class Assistant:
         self._forget = forget or threading.Event()
         """Set (by the conversation tool, through request_reset) to forget the conversation
         at the end of the turn, so the tool result stays consistent with the history."""
-        self.warmer = Warmer(agent)
+        self.warmer = Warmer(agent, foreground)
         """Has the server read ahead: the conversation, a draft's words (agent/warmer.py)."""
         self.keep_warm = keep_warm
         """After a turn the model never saw (a local command), have the server cache the
@@ -182,7 +184,7 @@ class Assistant:
 
     def _answer(self, text: str, recording: Recording, *, transcript: str | None,
                 doubtful: bool = False) -> TurnOutcome:
-        with self._speaking_lock:
+        with self._speaking_lock, self.warmer.foreground.turn():
             result = self._run_agent(text, doubtful)
         self._save(result.messages)
         self.events.emit(TurnEnd(result.stop))

@@ -120,7 +120,8 @@ def build_assistant(
                   prefix=parts.prompt.prefix, local=parts.local, recover=recover)
     assistant = Assistant(agent=agent, session=parts.session, synthesizer=synthesizer,
                           player=player, events=events, transcriber=parts.transcriber,
-                          keep_warm=keeps_warm(config, front_end), forget=parts.forget)
+                          keep_warm=keeps_warm(config, front_end), forget=parts.forget,
+                          foreground=chat.foreground if chat is not None else None)
     if front_end.fires_timers:
         parts.toolbox.ring_timers(assistant.announce)
     return assistant

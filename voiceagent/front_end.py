@@ -47,9 +47,10 @@ KIOSK = FrontEnd("kiosk", fires_timers=True, keeps_warm=True, share="announce",
 DAEMON = FrontEnd("daemon", fires_timers=True, keeps_warm=True, share="announce", keys="evdev")
 WYOMING = FrontEnd("wyoming", keeps_warm=True, share="announce")
 """Home Assistant speaks the answers: no timers fired here."""
-ROOM = FrontEnd("room", fires_timers=True, hands_free=True)
+ROOM = FrontEnd("room", fires_timers=True, keeps_warm=True, hands_free=True)
 """A room of `voiceagent hub`: a kiosk on a satellite, its timers rung there; one model serves
-every room (the hub connects it), so no room keeps it warm in the background."""
+every room (the hub connects it), each room in a slot of its own, which the room keeps warm
+when no other room's turn is under way (connect.ChatSetup.pinned, agent/foreground.py)."""
 ASK = FrontEnd("ask", share="reuse")
 """One question, then exit: nothing kept warm or fired; the running assistant's server used."""
 BENCH = FrontEnd("bench")

@@ -123,13 +123,14 @@ class Agent:
             return turn.end("done", unserved.reply)
         return ModelTurn(self, turn, history).run()
 
-    def warm_up(self, history: Sequence[Message] = (), words: str = "") -> None:
+    def warm_up(self, history: Sequence[Message] = (), words: str = "",
+                stop: threading.Event | None = None) -> None:
         """Send the fixed prefix (system prompt, tools, worked example) and the conversation
         so far, so the server has them cached before the user's next question (seconds saved
         on a small CPU): at start, after turns the model never saw (local commands), and with
         the words of a request ready at a pause (`words`, agent/warmer.py) as the turn's first
-        request will send them."""
-        enough = threading.Event()  # stop at the first token: the prompt is cached by then
+        request will send them. `stop` ends it sooner (a turn began: agent/foreground.py)."""
+        enough = stop or threading.Event()  # stop at the first token: the prompt is cached
         try:
             said = Said(words, answering=answering(history), last_request=last_request(history))
             if not words:

@@ -13,8 +13,10 @@ work that is already out of date is skipped):
   final request will send them (the fixed prefix, `history.for_model`, the words as the user
   turn), so the model's first token comes right after the turn ends.
 
-Either is a request that stops at its first token (`Agent.warm_up`): nothing is spoken and
-nothing is kept. Those words are used only through the server's prompt cache: the final
+Neither is sent while a turn is under way on the same server (agent/foreground.py: the hub's
+rooms share one): newer work that comes meanwhile replaces it. Either is a request that
+stops at its first token (`Agent.warm_up`): nothing is spoken and nothing is kept.
+Those words are used only through the server's prompt cache: the final
 request is sent as usual, from the final transcript; when the utterance ended at that pause
 the server has read them already, and when the user went on, nothing was said or done and the
 request costs what it always did (its common start, the prefix and the history, is still
@@ -28,19 +30,25 @@ import logging
 import threading
 from collections.abc import Sequence
 
+from voiceagent.agent.foreground import Foreground
 from voiceagent.agent.local import recognised
 from voiceagent.agent.loop import Agent
 from voiceagent.agent.messages import Message
 
 log = logging.getLogger(__name__)
 
+YIELD_S = 30.0
+"""The longest reading ahead waits for turns under way (a long answer) before going ahead."""
+
 
 class Warmer:
     """Reads ahead for one agent (see the module docstring); `warm` and `prefill` return at
     once."""
 
-    def __init__(self, agent: Agent) -> None:
+    def __init__(self, agent: Agent, foreground: Foreground | None = None) -> None:
         self._agent = agent
+        self.foreground = foreground or Foreground()
+        """The turns under way on the agent's model server, in any conversation."""
         self._lock = threading.Lock()
         self._due: tuple[tuple[Message, ...], str | None] | None = None
         """The newest work not started yet: (history, the words or None for keep-warm)."""
@@ -83,6 +91,11 @@ class Warmer:
                 (history, words), self._due = self._due, None
                 self._busy = True
             try:
+                if not self.foreground.wait_idle(YIELD_S):
+                    log.debug("reading ahead beside a turn that is still under way")
+                with self._lock:
+                    if self._due is not None:  # newer work came while it waited: that instead
+                        (history, words), self._due = self._due, None
                 self._send(history, words)
             except Exception:  # a matcher or model fault costs only the head start
                 log.exception("reading ahead failed")
@@ -93,12 +106,12 @@ class Warmer:
 
     def _send(self, history: tuple[Message, ...], words: str | None) -> None:
         agent = self._agent
-        if words is None:
-            agent.warm_up(history)
-        elif agent.local is not None and recognised(agent.local, words, history):
+        if words is not None and agent.local is not None and recognised(agent.local, words,
+                                                                         history):
             log.debug("not prefilled (a local command): %r", words)
             return
-        else:
+        if words is not None:
             log.debug("prefilling the request %r", words)
-            agent.warm_up(history, words)
+        with self.foreground.reading_ahead() as stop:
+            agent.warm_up(history, words or "", stop=stop)
         self.sent.append(words)

@@ -2,7 +2,8 @@
 
 One LLM server answers every room: the embedded llama.cpp server gets `[hub] llm_slots`
 slots (two rooms asking at once are answered side by side, each slot holding its room's
-conversation in its cache) and the prompt prefix restored into each. Whisper and piper are
+conversation in its cache: room N's requests all go to slot N, connect.ChatSetup.pinned) and
+the prompt prefix restored into each. Whisper and piper are
 loaded once; each serves one request at a time (their own locks), which is short next to the
 model's answer. A room's failure, barge-in or lost satellite stays in that room: each has its
 own threads, conversation and connection.
@@ -70,7 +71,7 @@ class House:
                             "name or area, or list it in [hub] satellites", place.room,
                             place.address)
                 return None
-            room = Room(place, self.shared, self._stack)
+            room = Room(place, self.shared, self._stack, index=len(self.rooms))
             first = not self.rooms
             self.rooms[room.name] = room
         if first:

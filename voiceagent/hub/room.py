@@ -91,7 +91,7 @@ class Room:
     """One satellite's room (see the module docstring). `link` is its connection; the event
     loop calls `connected`, `event` and `disconnected` on it."""
 
-    def __init__(self, place: Place, shared: Shared, stack: ExitStack) -> None:
+    def __init__(self, place: Place, shared: Shared, stack: ExitStack, index: int = 0) -> None:
         config = shared.config
         self.name = place.room
         self.link = SatelliteLink(place, self, reconnect_max_s=config.hub.reconnect_max_s)
@@ -115,7 +115,7 @@ class Room:
         self.assistant: Assistant = build_assistant(
             room_config(config, self.name), stack, front_end=ROOM, parts=parts,
             player=self.speaker, events=events, synthesizer=shared.synthesizer,
-            approve=approver, standby=True, chat=shared.chat)
+            approve=approver, standby=True, chat=shared.chat.pinned(index))
         add_room_timer(self.assistant.agent.tools, config.data_dir, self.name, shared.rooms)
         if shared.transcriber is None:
             shared.transcriber = parts.transcriber
