@@ -496,6 +496,26 @@ def test_the_live_state_of_what_nothing_here_knows_is_unknowable(said, topic):
     assert (found.name if found else None) == topic
 
 
+@pytest.mark.parametrize("said, topics", [
+    ("i had a lot of meetings today", []),
+    ("the weather is sunny today", []),
+    ("tube was super busy today", []),
+    ("i got drenched in the rain", []),
+    ("weather is it going to rain", ["weather"]),  # a question after all
+    ("hey olly how is the weather in long island", ["weather"]),
+    ("i had a horrible service at olive garden i need to tweet them", ["messages"]),
+    ("i have a meeting at three set it in my calendar", ["calendar"]),
+    ("my timer went off too early", ["timers"]),  # served: the model may use the tool
+])
+def test_a_remark_on_what_nothing_here_serves_is_on_no_topic(said, topics):
+    """SLURP's real remarks were refused as requests ("i had a lot of meetings today" -> "I
+    can't see your calendar"): a statement asks nothing of a calendar, and the model replies
+    to it as to any remark (with no tool, and the claim checks as ever). A question or a
+    request among its words keeps the topic."""
+    assert [t.name for t in topics_of().about(said)] == topics
+    assert topics_of().unknowable(said) is None or topics
+
+
 @pytest.mark.parametrize("request_text, answer", [
     ("please book the next taxi", "What's your destination?"),
     ("lower all volume on speakers please", "Sure, I can lower the volume on my speakers."),

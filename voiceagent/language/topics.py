@@ -136,15 +136,20 @@ class Topics:
         return next((t for t in self.topics if t.served and tool in t.tools), None)
 
     def about(self, text: str) -> list[Topic]:
-        """The topics `text` speaks of, in file order."""
+        """The topics `text` speaks of, in file order; none for a remark that speaks only of
+        what nothing here serves ("i had a lot of meetings today" asks nothing of a
+        calendar: the model replies to it as to any remark)."""
         said = tokens(text)
         asks = _asks(text, said)
         named = self._named(said, asks)
         timed = (any(t.lengths for t in self.topics) and not any(not t.served for t in named)
                  and lexicon().has("asking_to_do", said) and bool(lengths_said(text)))
-        return [t for t in self.topics if t in named
-                or (t.numbers and _has_number(said, self.number_words) and asks)
-                or (t.lengths and timed)]
+        found = [t for t in self.topics if t in named
+                 or (t.numbers and _has_number(said, self.number_words) and asks)
+                 or (t.lengths and timed)]
+        if found and not any(t.served for t in found) and _remarks(text, said):
+            return []  # a remark about the user's day, not a request nothing here serves
+        return found
 
     def on_topic(self, tool: str, text: str) -> bool | None:
         """Whether `text` speaks of what `tool` is for; None when no topic names the tool."""
@@ -251,11 +256,36 @@ def _asks(text: str, said: Sequence[str]) -> bool:
     lex = lexicon()
     if text.rstrip().endswith("?") or lex.has("asking_to_do", said):
         return True
-    rest = [w for w in said if w not in lex.words("addresses") | lex.words("fillers")
-            | lex.words("openers")]
+    rest = _content(said)
     first = rest[:1]
     return not rest or bool(re.fullmatch(r"\d.*", first[0])) or first[0] in lex.words(
         "number_words") or any(lex.is_one("question_openers", rest[:n]) for n in (1, 2))
+
+
+def _remarks(text: str, said: Sequence[str]) -> bool:
+    """`text` states something rather than asking ("i had a lot of meetings today", "the
+    weather is sunny today", "tube was super busy today"): no question or request, and a verb
+    of stating (lexicon "statement_verbs") second or third, not followed by what turns it
+    into a question ("weather is it going to rain"), or a stating opener ("i'm", "we're");
+    never with a word that asks after all ("statement_unless": "i need to tweet them")."""
+    lex = lexicon()
+    if _asks(text, said) or lex.has("statement_unless", said):
+        return False
+    rest = _content(said)
+    if not rest or rest[0] in lex.words("question_openers"):
+        return False
+    verbs, questions = lex.words("statement_verbs"), lex.words("statement_questions")
+    return rest[0] in lex.words("statement_openers") or any(
+        rest[at] in verbs and rest[at + 1:at + 2] != [] and rest[at + 1] not in questions
+        for at in (1, 2) if at < len(rest))
+
+
+def _content(said: Sequence[str]) -> list[str]:
+    """The words without the assistant's name ("hey olly"), fillers and openers."""
+    lex = lexicon()
+    named = {at for start, end in lex.find("addresses", said) for at in range(start, end)}
+    skip = lex.words("fillers") | lex.words("openers")
+    return [w for at, w in enumerate(said) if at not in named and w not in skip]
 
 
 def _skip_fillers(said: Sequence[str]) -> int:
