@@ -217,15 +217,11 @@ def test_reading_ahead_waits_for_a_turn_under_way_in_another_conversation(
     assistant, _recording, _synth, _player, _session = make(tmp_path, model)
     assistant.agent.local = LocalCommands(assistant.agent.tools)
     assistant.keep_warm = True
-    other_room = assistant.warmer.foreground.turn()  # a turn under way elsewhere
-    other_room.__enter__()
-    try:
+    with assistant.warmer.foreground.turn():  # a turn under way elsewhere
         assistant.answer_text("What time is it?")
         assistant.answer_text("What time is it?")
         assert not assistant.warmer.settled(0.3)  # waiting, not sent
         assert model.requests == []
-    finally:
-        other_room.__exit__(None, None, None)
     assert assistant.warmer.settled(30)
     [warm] = model.requests  # only the newest
     assert [m.text for m in warm.messages if m.role == "user"][-3:-1] == [

@@ -513,7 +513,8 @@ def test_a_remark_on_what_nothing_here_serves_is_on_no_topic(said, topics):
     to it as to any remark (with no tool, and the claim checks as ever). A question or a
     request among its words keeps the topic."""
     assert [t.name for t in topics_of().about(said)] == topics
-    assert topics_of().unknowable(said) is None or topics
+    if not topics:
+        assert topics_of().unknowable(said) is None  # no local refusal either
 
 
 @pytest.mark.parametrize("request_text, answer", [

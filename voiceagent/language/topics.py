@@ -147,7 +147,7 @@ class Topics:
         found = [t for t in self.topics if t in named
                  or (t.numbers and _has_number(said, self.number_words) and asks)
                  or (t.lengths and timed)]
-        if found and not any(t.served for t in found) and _remarks(text, said):
+        if found and not any(t.served for t in found) and not asks and _remarks(said):
             return []  # a remark about the user's day, not a request nothing here serves
         return found
 
@@ -262,22 +262,21 @@ def _asks(text: str, said: Sequence[str]) -> bool:
         "number_words") or any(lex.is_one("question_openers", rest[:n]) for n in (1, 2))
 
 
-def _remarks(text: str, said: Sequence[str]) -> bool:
-    """`text` states something rather than asking ("i had a lot of meetings today", "the
-    weather is sunny today", "tube was super busy today"): no question or request, and a verb
-    of stating (lexicon "statement_verbs") second or third, not followed by what turns it
-    into a question ("weather is it going to rain"), or a stating opener ("i'm", "we're");
-    never with a word that asks after all ("statement_unless": "i need to tweet them")."""
+def _remarks(said: Sequence[str]) -> bool:
+    """Words that neither ask nor request (`_asks`) state something ("i had a lot of
+    meetings today", "the weather is sunny today", "tube was super busy today"): a verb of
+    stating (lexicon "statement_verbs") second or third, not followed by what turns it into a
+    question ("weather is it going to rain"), or a stating opener ("i'm", "we're"); never
+    with a word that asks after all ("statement_unless": "i need to tweet them")."""
     lex = lexicon()
-    if _asks(text, said) or lex.has("statement_unless", said):
-        return False
     rest = _content(said)
-    if not rest or rest[0] in lex.words("question_openers"):
+    if not rest or rest[0] in lex.words("question_openers") or lex.has("statement_unless",
+                                                                         said):
         return False
     verbs, questions = lex.words("statement_verbs"), lex.words("statement_questions")
     return rest[0] in lex.words("statement_openers") or any(
-        rest[at] in verbs and rest[at + 1:at + 2] != [] and rest[at + 1] not in questions
-        for at in (1, 2) if at < len(rest))
+        rest[at] in verbs and rest[at + 1] not in questions
+        for at in (1, 2) if at + 1 < len(rest))
 
 
 def _content(said: Sequence[str]) -> list[str]:
