@@ -78,7 +78,9 @@ def test_a_request_no_tool_serves_is_asked_without_tools_and_with_a_note(tools):
     _r, spoken = run(model2, tools, "Who wrote the play Hamlet?")
     first = model2.requests[0]
     assert first.tool_choice == "none" and len(first.tools) == len(tools.names)
-    assert tell_model("in_words") in first.messages[-1].text
+    # "play" is a word of media: told what nothing here does, and to answer the rest
+    assert tell_model("in_unserved", cannot=topics_of().topic("media").reply) in (
+        first.messages[-1].text)
     assert spoken == "Shakespeare wrote it."
     _r, spoken = run(model, tools, "Who wrote the play Hamlet?")
     assert "No tool here" not in spoken
@@ -96,17 +98,21 @@ def test_words_that_only_say_when_are_the_clocks_only_when_asked(text, about):
 
 
 @pytest.mark.parametrize("text, note", [
-    ("today was a tiring day", "in_general"),  # a remark: no word of refusing
-    ("tell me a joke", "in_general"),
-    ("book the next taxi to the airport", "in_words"),  # nothing here does it: may refuse
+    ("today was a tiring day", tell_model("in_general")),  # a remark: no word of refusing
+    ("tell me a joke", tell_model("in_general")),
+    # nothing here does it: told what cannot be done, and that it may refuse
+    ("book the next taxi to the airport",
+     tell_model("in_unserved", cannot=topics_of().topic("shopping").reply)),
 ])
 def test_only_a_request_on_what_nothing_here_does_is_told_it_may_refuse(tools, text, note):
     """Told "if it asks for something nothing here can do, say so plainly", the 1.5B
-    answered remarks and jokes with "I'm sorry, but I can't assist with that."."""
+    answered remarks and jokes with "I'm sorry, but I can't assist with that."; told it
+    without what that is, it answered "do they offer takeaway" with "Yes, they offer
+    takeaway."."""
     model = ScriptedChatModel().enqueue("Okay then.")
     run(model, tools, text)
     assert model.requests[0].tool_choice == "none"
-    assert tell_model(note) in model.requests[0].messages[-1].text
+    assert note in model.requests[0].messages[-1].text
 
 
 @pytest.mark.parametrize("history, text", [
@@ -432,7 +438,9 @@ def test_a_drafts_read_ahead_sends_the_request_as_the_turn_will(tools):
     agent.warm_up([], "Who wrote the play Hamlet?")
     agent.run_turn([], "Who wrote the play Hamlet?")
     ahead, turn = model.requests
-    assert ahead.messages == turn.messages and tell_model("in_words") in turn.messages[-1].text
+    assert ahead.messages == turn.messages
+    assert tell_model("in_unserved", cannot=topics_of().topic("media").reply) in (
+        turn.messages[-1].text)
 
 
 def test_offering_to_get_what_was_ordered_is_a_claim_too():

@@ -62,7 +62,7 @@ def warm_turn() -> str:
     """The user turn of a keep-warm request: what a request no tool serves starts with (a
     general question, a remark: the note before its words), so that one has only its own
     words left for the server to read."""
-    return with_note("?", words_note(True), first=True)
+    return with_note("?", words_note("?"), first=True)
 
 
 class Agent:
@@ -136,8 +136,7 @@ class Agent:
             if not words:
                 user_text = warm_turn()
             elif self._words_only(said):  # the turn's first request has the note too
-                user_text = with_note(words, words_note(not topics_of().about(words)),
-                                      first=True)
+                user_text = with_note(words, words_note(words), first=True)
             else:
                 user_text = words
             self.model.complete(self.config.system_prompt,

@@ -63,7 +63,7 @@ class ModelTurn:
         self.deadline = turn.started + agent.config.max_seconds
         self.halt = _Halt(turn.cancel, self.deadline)
         words = turn.voice.facts.in_words  # "Who wrote Hamlet?" after tool turns
-        self.retry_note = words_note(turn.voice.facts.general) if words else ""
+        self.retry_note = words_note(turn.user_text) if words else ""
         """Added to the user's words once: when the first answer was held back whole, and
         on the first request for one no tool serves (with no tool offered: the 1.5B
         answered "Who wrote the play Hamlet?" with calculate even in a fresh session)."""
@@ -72,7 +72,8 @@ class ModelTurn:
         already (Agent.warm_up); a note on an answer held back follows them."""
         self.tool_choice: ToolChoice = "none" if words else "auto"
         if words:
-            turn.voice.facts.errors.append(self.retry_note)  # never read back
+            # never read back (its quoted refusal may be said)
+            turn.voice.facts.errors.append(words_note(turn.user_text, quote=False))
         """For the next request: "required" after an answer that claimed what no tool gave,
         "none" after calls to tools the request is not about."""
         self.retried = False

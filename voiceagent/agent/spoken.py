@@ -90,11 +90,22 @@ class Facts:
     own requests (history.no_answers)."""
 
 
-def words_note(general: bool) -> str:
+def words_note(request: str, *, quote: bool = True) -> str:
     """The note sent with a request no tool serves. One on no topic at all (a remark, a
     joke, a view) is not told it may refuse: so told, the 1.5B answered "today was a tiring
-    day" and "tell me a joke" with "I can't assist with that"."""
-    return tell_model("in_general" if general else "in_words")
+    day" and "tell me a joke" with "I can't assist with that". One on a topic nothing here
+    serves names what cannot be done (the topic's reply): told only "if it asks for something
+    nothing here can do", the 1.5B answered "do they offer takeaway" with "Yes, they offer
+    takeaway." and "how is the news in ireland" with made-up news. Without `quote` that reply
+    is left out: the note as a sentence read back from it is checked against (the refusal
+    itself may be said)."""
+    known = topics_of()
+    if not known.about(request):
+        return tell_model("in_general")
+    unserved = known.only_unserved(request)
+    if unserved is not None and unserved.reply:
+        return tell_model("in_unserved", cannot=unserved.reply if quote else "")
+    return tell_model("in_words")
 
 
 def with_note(words: str, note: str, *, first: bool = False) -> str:

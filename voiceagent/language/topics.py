@@ -141,11 +141,13 @@ class Topics:
         calendar: the model replies to it as to any remark)."""
         said = tokens(text)
         asks = _asks(text, said)
-        named = self._named(said, asks)
+        named = self._named(_unaddressed(said), asks)
         timed = (any(t.lengths for t in self.topics) and not any(not t.served for t in named)
                  and lexicon().has("asking_to_do", said) and bool(lengths_said(text)))
+        unserved = any(not t.served for t in named)  # "one euro in dollars" is no sum
         found = [t for t in self.topics if t in named
-                 or (t.numbers and _has_number(said, self.number_words) and asks)
+                 or (t.numbers and _has_number(said, self.number_words) and asks
+                     and not unserved)
                  or (t.lengths and timed)]
         if found and not any(t.served for t in found) and not asks and _remarks(said):
             return []  # a remark about the user's day, not a request nothing here serves
@@ -197,7 +199,7 @@ class Topics:
     def named(self, text: str) -> list[Topic]:
         """The topics whose words `text` says (a number alone names none)."""
         said = tokens(text)
-        return self._named(said, _asks(text, said))
+        return self._named(_unaddressed(said), _asks(text, said))
 
     def _named(self, said: Sequence[str], asks: bool) -> list[Topic]:
         """The topics whose words are said; their `asked` words count only when it asks."""
@@ -277,6 +279,18 @@ def _remarks(said: Sequence[str]) -> bool:
     return rest[0] in lex.words("statement_openers") or any(
         rest[at] in verbs and rest[at + 1] not in questions
         for at in (1, 2) if at + 1 < len(rest))
+
+
+def _unaddressed(said: Sequence[str]) -> list[str]:
+    """The words without the assistant's name where people say it, first or last ("hey
+    google i hit the jackpot", "today i got rewards olly"): a name is no topic's word (web
+    search), but "my computer's memory" speaks of the computer."""
+    words = list(said)
+    for start, end in reversed(lexicon().find("addresses", words)):
+        owned = start > 0 and words[start - 1] in lexicon().words("function_words")
+        if start == 0 or (end == len(words) and not owned):  # not "... on my computer"
+            del words[start:end]
+    return words
 
 
 def _content(said: Sequence[str]) -> list[str]:

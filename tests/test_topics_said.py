@@ -1,0 +1,64 @@
+"""What a request is about, from the words people really use (language/topics.py): the
+assistant's name is nobody's topic, a number beside what nothing here serves is no sum, the
+markets' rates are as live as the news. Real SLURP devel requests, where they are quoted."""
+
+from __future__ import annotations
+
+import pytest
+
+from voiceagent.agent.spoken import Facts, unbacked, words_note
+from voiceagent.language import tell_model
+from voiceagent.language.topics import topics_of
+
+
+@pytest.mark.parametrize("said, topics", [
+    ("hey google i hit a million dollar lottery jackpot", []),  # a remark, not a web search
+    ("ok google what's the easiest and quickest way to cook a turkey", []),
+    ("ok google play some music", ["media"]),
+    ("google the word web", ["web"]),  # asked of Google, not said to it
+    ("how is the memory on my computer", ["system"]),  # the computer spoken of
+    ("what is the uptime of this computer", ["system"]),
+])
+def test_the_assistants_name_said_first_or_last_is_no_topic(said, topics):
+    assert [t.name for t in topics_of().about(said)] == topics
+
+
+@pytest.mark.parametrize("said, topics", [
+    ("euro to u. s. d.", ["news"]),
+    ("tell me the exchange rate of ten dollar to euro", ["news"]),  # no sum
+    ("siri what is one american dollar in japanese yen", ["news"]),
+    ("please give me an update on the election every thirty minutes", ["news"]),
+    ("what is 12 plus 7", ["sums"]),
+    ("how much is five plus three", ["sums"]),
+])
+def test_a_number_beside_what_nothing_here_serves_is_no_sum(said, topics):
+    """"one euro in dollars" needs today's rate, which nothing here has: offered the
+    calculator, the 1.5B answered "The exchange rate of ten dollars to euros is
+    approximately 0.85."."""
+    assert [t.name for t in topics_of().about(said)] == topics
+
+
+def test_a_rate_stated_is_a_claim_nothing_here_backs():
+    facts = Facts(request="tell me the exchange rate of ten dollar to euro")
+    assert unbacked("The exchange rate is about 0.85 euros to the dollar.", facts)
+    assert unbacked("Twelve plus seven is 19.", Facts(request="what is 12 plus 7")) == ""
+
+
+def test_a_request_on_what_nothing_here_does_is_told_what_that_is():
+    """The note names the topic's own refusal; the copy the speech check compares answers
+    with leaves it out, so that refusal may be said ("Sorry, I can't do that here.")."""
+    reply = topics_of().topic("shopping").reply
+    assert reply in words_note("do they offer takeaway")
+    assert reply not in words_note("do they offer takeaway", quote=False)
+    assert words_note("tell me a joke") == tell_model("in_general")
+    facts = Facts(request="do they offer takeaway",
+                  errors=[words_note("do they offer takeaway", quote=False)])
+    from voiceagent.agent.spoken import unspeakable
+    assert unspeakable("Sorry, I can't do that here.", facts) == ""
+
+
+@pytest.mark.parametrize("sentence", ["Sure, I'll do that.", "Okay, I will do it."])
+def test_agreeing_to_do_it_with_no_call_is_a_claim(sentence):
+    """"could you please lower the tone" -> the 1.5B: "Sure, I'll do that." (no call)."""
+    assert unbacked(sentence, Facts(request="could you please lower the tone"))
+    assert unbacked(sentence, Facts(request="could you please lower the tone", wrote=True)) == ""
