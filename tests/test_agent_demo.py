@@ -39,7 +39,7 @@ def test_a_question_runs_the_matching_tool_for_real(registry, question, tool, ar
     spoken: list[str] = []
     result = agent.run_turn([], question, on_text=spoken.append)
     assert result.stop == "done"
-    (call, text, is_error, _refs), = result.tool_calls
+    (call, text, is_error, _refs, _ran), = result.tool_calls
     assert (call.name, call.args, is_error) == (tool, args, False)
     assert result.answer.startswith(MARK) and answer in result.answer
     assert " ".join(spoken) == result.answer

@@ -126,7 +126,7 @@ def test_tool_faults_become_results_for_the_model_and_the_loop_goes_on(call, exp
     agent, _ = make(model)
     result, _ = run(agent)
     assert result.stop == "done"
-    (_, text, is_error, _refs), = result.tool_calls
+    (_, text, is_error, _refs, _ran), = result.tool_calls
     assert is_error and expected in text
     assert model.requests[1].messages[-1].text == text
     model.assert_consumed()

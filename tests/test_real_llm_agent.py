@@ -38,7 +38,7 @@ def test_a_real_model_calls_the_clock_tool_and_answers_with_its_result(llm_base_
         chat.close()
 
     assert result.stop == "done", result.answer
-    (call, output, is_error, _refs), = result.tool_calls
+    (call, output, is_error, _refs, _ran), = result.tool_calls
     assert call.name == "get_time" and not is_error and output.startswith("It is ")
     assert re.search(r"\d", result.answer), result.answer  # it read out the time it was given
     assert spoken and " ".join(spoken).strip() == result.answer  # the result is the answer

@@ -87,7 +87,7 @@ def test_an_invented_list_item_is_never_written_and_the_model_hears_why(tools):
                                          "items": "apples, bananas, oranges"})))
     agent, _ = make(model, tools)
     result, spoken = run(agent, "Happens to my shopping list.")
-    (_, text, is_error, _refs), = result.tool_calls
+    (_, text, is_error, _refs, _ran), = result.tool_calls
     assert is_error and "bananas" in text
     # nothing was written: the list does not even exist
     assert tools.get("read_list").func(list_name="shopping").startswith("You have no shopping")
@@ -109,7 +109,7 @@ def test_an_optional_argument_partly_said_keeps_the_users_part(
     model = ScriptedChatModel().enqueue(calls((tool, args)))
     agent, _ = make(model, tools)
     result, spoken = run(agent, said)
-    (_, text, is_error, _refs), = result.tool_calls
+    (_, text, is_error, _refs, _ran), = result.tool_calls
     assert not is_error and heard in spoken and gone not in spoken
     assert "the user did not say it" in text
 
@@ -125,7 +125,7 @@ def test_a_made_up_optional_argument_is_left_out_and_the_call_runs(
     model = ScriptedChatModel().enqueue(calls((tool, args)))
     agent, _ = make(model, tools)
     result, spoken = run(agent, said)
-    (_, text, is_error, _refs), = result.tool_calls
+    (_, text, is_error, _refs, _ran), = result.tool_calls
     assert not is_error and heard in spoken
     assert not any(w in spoken for w in ("workout", "Paris", "any", "Ignored"))
     assert "the user did not say it" in text  # the model is told what was left out

@@ -199,7 +199,7 @@ class Assistant:
             answer=result.answer,
             stop=result.stop,
             tool_calls=[
-                {"name": done.call.name, "args": done.call.args, "result": done.text,
+                {"name": done.call.name, "args": done.args, "result": done.text,
                  "error": done.error, "refs": [r.to_dict() for r in done.refs]}
                 for done in result.tool_calls
             ],

@@ -157,6 +157,9 @@ class ToolResult(Event):
     """How long the tool ran."""
     refs: list[dict[str, Any]] = field(default_factory=list)
     """What it made, changed or read (agent/outcome.py's Ref, as a dict)."""
+    ran: dict[str, Any] | None = None
+    """The arguments it ran with when the call policy changed the model's (tool_call has
+    what the model asked); None when it ran as asked."""
 
 
 @dataclass(frozen=True)

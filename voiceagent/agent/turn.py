@@ -12,7 +12,7 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 from voiceagent.agent.events import Cancelled, Cap, Events, Final, ToolCallStart, ToolResult
 from voiceagent.agent.messages import Message, ToolCall, Usage
@@ -39,6 +39,15 @@ class CallDone(NamedTuple):
     """What the model read."""
     error: bool
     refs: tuple[Ref, ...] = ()
+    ran: dict[str, Any] | None = None
+    """The arguments it ran with, when the call policy changed the model's (an optional
+    argument nobody said left out or trimmed: the timer label "morning wake-up" ran as
+    "wake-up"); None when it ran as written or did not run."""
+
+    @property
+    def args(self) -> dict[str, Any]:
+        """What was done: the arguments it ran with, else the model's."""
+        return self.call.args if self.ran is None else self.ran
 
 
 @dataclass
@@ -131,18 +140,20 @@ class Turn:
                 off_topic += decision.off_topic
                 stop = stop or ("misheard" if decision.verdict == "misheard" else None)
                 outcome = Outcome(decision.note, error=True)
-            batch.append(self._record(call, outcome, start))
+            ran = decision.call.args if (decision.verdict == "run"
+                                         and decision.call.args != call.args) else None
+            batch.append(self._record(call, outcome, start, ran))
         self.policy.seen([(d.call, d.text) for d, _o in batch if not d.error])
         if stop is None and self.cancel.is_set():
             stop = "cancelled"
         return Batch(batch, stop, ask, in_words=bool(calls) and off_topic == len(calls))
 
-    def _record(self, call: ToolCall, outcome: Outcome,
-                start: float | None = None) -> tuple[CallDone, Outcome]:
+    def _record(self, call: ToolCall, outcome: Outcome, start: float | None = None,
+                ran: dict[str, Any] | None = None) -> tuple[CallDone, Outcome]:
         text = outcome.text
         self.messages.append(Message("tool", text, call_id=call.id, name=call.name,
                                      is_error=outcome.error, refs=outcome.refs))
-        done = CallDone(call, text, outcome.error, outcome.refs)
+        done = CallDone(call, text, outcome.error, outcome.refs, ran)
         self.done.append(done)
         facts = self.voice.facts
         (facts.errors if outcome.error else facts.known).append(text)
@@ -152,7 +163,7 @@ class Turn:
             facts.wrote = facts.wrote or tool.writes
         seconds = round(time.monotonic() - start, 4) if start is not None else 0.0
         self.events.emit(ToolResult(call.id, call.name, text, outcome.error, seconds,
-                                    [r.to_dict() for r in outcome.refs]))
+                                    [r.to_dict() for r in outcome.refs], ran))
         return done, outcome
 
     # -- ending -----------------------------------------------------------------------------------

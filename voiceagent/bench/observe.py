@@ -84,7 +84,8 @@ def _calls(recorded: list[dict[str, Any]], events: list[Event]) -> tuple[Call, .
     for e in events:
         if e.type == "tool_call":
             done = results.get(e.fields.get("id"), {})
-            calls.append(Call(str(e.fields.get("name")), dict(e.fields.get("args") or {}),
+            args = done.get("ran") or e.fields.get("args") or {}  # as it ran
+            calls.append(Call(str(e.fields.get("name")), dict(args),
                               str(done.get("result", "")), bool(done.get("error"))))
     return tuple(calls)
 
