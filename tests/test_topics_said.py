@@ -62,3 +62,31 @@ def test_agreeing_to_do_it_with_no_call_is_a_claim(sentence):
     """"could you please lower the tone" -> the 1.5B: "Sure, I'll do that." (no call)."""
     assert unbacked(sentence, Facts(request="could you please lower the tone"))
     assert unbacked(sentence, Facts(request="could you please lower the tone", wrote=True)) == ""
+
+
+@pytest.mark.parametrize("request_text, note", [
+    # the clock's words are everyday nouns: declined, it may be no question for the clock
+    ("do you think time travel is possible", "tool_may"),
+    # a list named: the list's tools are for it
+    ("what is that on the list", "tool_can"),
+])
+def test_a_declined_request_on_the_clocks_words_alone_may_be_answered_from_knowledge(
+        tmp_path, request_text, note):
+    """"do you think time travel is possible" -> the 1.5B: "Sorry, I can't answer that
+    here.", then, told the clock can do it, "Sorry, I can't check the weather here."."""
+    from voiceagent.agent.events import Events
+    from voiceagent.agent.loop import Agent
+    from voiceagent.config import AgentConfig
+    from voiceagent.config_file import load_config
+    from voiceagent.testing import ScriptedChatModel
+    from voiceagent.tools import ToolContext, build_tools
+    box = build_tools(load_config(None), ToolContext(tmp_path))
+    try:
+        model = ScriptedChatModel().enqueue("Sorry, I can't do that.").enqueue("Maybe.")
+        Agent(model, box.registry, AgentConfig(), Events()).run_turn([], request_text)
+        told = model.requests[1].messages[-1].text
+        tools = ", ".join(t for t in ("get_time", "add_to_list", "read_list",
+                                      "remove_from_list", "clear_list") if t in told)
+        assert tell_model(note, tools=tools) in told
+    finally:
+        box.close()
