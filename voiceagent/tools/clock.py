@@ -45,9 +45,15 @@ _AHEAD = re.compile(rf"(?:{_LEX.regex('later')})\b|.*\b(?:{_LEX.regex('from_now'
 
 def is_here(place: str) -> bool:
     """`place` is what small models put there when the user asked about here ("", "local",
-    "my location": the lexicon's `here`)."""
+    "my location": the lexicon's `here`), with or without a determiner ("this time zone":
+    the 1.5B and the templates passed "time zone", which matched a zone's name)."""
     key = plain(place)
-    return not key or _LEX.is_one("here", key)
+    if not key or _LEX.is_one("here", key):
+        return True
+    words = key.split()
+    while words and words[0] in _LEX.words("determiners"):
+        words = words[1:]
+    return bool(words) and _LEX.is_one("here", " ".join(words))
 
 
 def asks_for_the_time(request: str) -> bool:
