@@ -85,6 +85,30 @@ def test_i_meant_x_not_y_replaces_the_item_just_added(tools):
     assert "margarine" in listing and "eggs" in listing and "butter" not in listing
 
 
+@pytest.mark.parametrize("said", ["actually take the onions off, I meant garlic",
+                                  "not onions, garlic"])
+def test_a_correction_naming_an_item_added_turns_ago_replaces_it(tools, said):
+    """The sessions measure: four turns after "add tomatoes and onions to the shopping list",
+    "actually take the onions off, I meant garlic" went to the model, which said "Garlic is
+    already added to the recipe." (no call)."""
+    s = Session(tools)
+    s.say("add tomatoes and onions to the shopping list")
+    s.say("set a timer for 15 minutes for the sauce")
+    s.say("what's 3 times 250")
+    s.say(said)
+    listing = s.read()
+    assert "garlic" in listing and "tomatoes" in listing and "onions" not in listing
+
+
+def test_a_correction_of_an_item_never_added_is_left_to_the_model(tools):
+    s = Session(tools)
+    s.say("add tomatoes to the shopping list")
+    s.say("what's 3 times 250")
+    s.model.enqueue("Carrots were never on the list.")
+    assert s.say("not carrots, garlic") == "Carrots were never on the list."
+    assert "garlic" not in s.read()
+
+
 def test_scrap_that_and_take_it_back_undo_the_last_exchange(tools):
     s = Session(tools)
     s.say("Set a timer for five minutes.")

@@ -61,6 +61,14 @@ def last_refs(history: Sequence[Message]) -> list[Ref]:
     return refs
 
 
+def added_before(history: Sequence[Message]) -> list[Ref]:
+    """The list items the conversation's calls added (calls that ran), the latest first: a
+    correction that names one ("actually take the onions off, I meant garlic", four turns
+    after they were added) points at it wherever it was added."""
+    return [r for m in reversed(history) if m.role == "tool" and not m.is_error
+            for r in reversed(m.refs) if r.kind == "list" and r.action == "added"]
+
+
 def last_told(history: Sequence[Message]) -> str:
     """What the user told in the last exchange when it was a statement no tool acted on
     ("The pasta needs eleven minutes."); "" after a question, a call, or nothing."""
@@ -99,9 +107,16 @@ class FollowUps:
         aside, said = opened(text)
         if not said:
             return []
-        if not refs:
-            told = last_told(history)
-            return self._on_told(said, told) if told else []
+        told = "" if refs else last_told(history)
+        found = (self._pointed(said, aside, refs) if refs
+                 else self._on_told(said, told) if told else [])
+        earlier = [] if found else added_before(history)
+        return found or (self._pointed(said, aside, earlier, only="correct") if earlier else [])
+
+    def _pointed(self, said: str, aside: str, refs: list[Ref],
+                 only: str = "") -> list[LocalMatch]:
+        """The calls of the first reading of `said` that acts on `refs` (of follow kind
+        `only`, when given)."""
         try:
             readings = sorted(recognize_all(said, self._intents, slot_lists=_referents(refs)),
                               key=lambda r: -r.text_chunks_matched)
@@ -109,6 +124,8 @@ class FollowUps:
             log.exception("matching a follow-up failed on %r", said)
             return []
         for reading in readings:
+            if only and self._follow[reading.intent.name] != only:
+                continue
             cue = self._cue.get(reading.intent.name)
             if cue is not None and not _cued(cue, aside, said, reading):
                 continue
