@@ -148,7 +148,8 @@ class ModelTurn:
             self.retry_note = tell_model("answer_general")
             self.tool_choice = "none"
             voice.facts.general = False  # asked twice: what it says now is its answer
-        elif declined_served:  # only the clock's words ("time travel"): maybe no clock's
+        elif declined_served:
+            # served only by the clock's everyday words ("time travel"): maybe no clock's
             when = all(t.when for t in voice.facts.asked if t.served)
             self.retry_note = tell_model("tool_may" if when else "tool_can",
                                          tools=", ".join(self._tools_for_request()))
