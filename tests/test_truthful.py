@@ -21,6 +21,11 @@ from voiceagent.language.topics import topics_of
 from voiceagent.testing import ScriptedChatModel, calls
 from voiceagent.tools import ToolContext, build_tools
 
+LISTS = ("add_to_list", "read_list", "remove_from_list", "clear_list")
+TIMERS = ("set_timer", "set_alarm", "list_timers", "cancel_timer")
+CLOCK = ("get_time",)
+"""The tools a held-back answer's retry must call one of: its request's topic's."""
+
 
 @pytest.fixture
 def tools(tmp_path: Path):
@@ -41,7 +46,7 @@ def test_a_promise_with_no_call_is_not_said_and_the_tool_is_required(tools):
     model.enqueue(calls(("add_to_list", {"list_name": "shopping", "items": "naan bread"})))
     result, spoken = run(model, tools, "fine, add naan bread to the shopping list then")
     assert spoken == "Added naan bread to your new shopping list."
-    assert model.requests[1].tool_choice == "required"
+    assert model.requests[1].tool_choice == LISTS
     assert "add_to_list" in model.requests[1].messages[-1].text
     model.assert_consumed()
 
@@ -185,7 +190,7 @@ def test_live_state_no_tool_gave_is_asked_for_with_the_tool(tools):
     model.enqueue(calls(("get_time", {})))
     result, spoken = run(model, tools, "what month is today")
     assert spoken.startswith("It is ") and "October" not in spoken
-    assert model.requests[1].tool_choice == "required"
+    assert model.requests[1].tool_choice == CLOCK
 
 
 def test_a_claim_a_tool_backs_is_said(tools):
@@ -327,6 +332,38 @@ def test_declining_what_a_tool_here_does_is_asked_once_more_with_the_tools(tools
     assert model.requests[1].tool_choice == "auto"  # named, not forced
 
 
+@pytest.mark.parametrize("request_text, declined", [
+    ("read my list to me", "I cannot do that here."),
+    ("read shopping list items", "Today is [insert shopping list]."),  # a placeholder
+])
+def test_declining_what_a_list_does_must_call_one_of_the_list_tools(tools, request_text,
+                                                                     declined):
+    """SLURP's "read my list to me": the 1.5B declined, and declined again when the tools were
+    named; the clock's everyday words aside, such a request is asked for one of its tools."""
+    tools.run(ToolCall("a", "add_to_list", {"list_name": "shopping", "items": "milk"}))
+    model = ScriptedChatModel().enqueue(declined)
+    model.enqueue(calls(("read_list", {"list_name": "shopping"})))
+    result, spoken = run(model, tools, request_text)
+    assert spoken == "Your shopping list has 1 item: milk."
+    assert model.requests[1].tool_choice == LISTS
+
+
+@pytest.mark.parametrize("request_text, made_up", [
+    ("what lists are available", "There are no lists available."),
+    ("read shopping list items", "I don't have a shopping list."),
+    ("do i have any timers", "You have no timers set."),
+])
+def test_saying_the_user_has_none_is_a_claim_a_tool_must_back(tools, request_text, made_up):
+    """Asked about lists the user had, the 1.5B said they had none, with no call."""
+    tools.run(ToolCall("a", "add_to_list", {"list_name": "shopping", "items": "milk"}))
+    tools.run(ToolCall("b", "set_timer", {"duration": "5 minutes"}))
+    model = ScriptedChatModel().enqueue(made_up)
+    model.enqueue(calls(("read_list", {}) if "list" in request_text else ("list_timers", {})))
+    result, spoken = run(model, tools, request_text)
+    assert made_up not in spoken and ("shopping" in spoken or "5 minute" in spoken), spoken
+    assert model.requests[1].tool_choice in (LISTS, TIMERS)
+
+
 def test_a_pronoun_or_a_correction_carries_the_last_request_words(tools):
     """'We're out of coffee.' then 'Put it on the list.': 'it' is the coffee; 'Sorry, I meant
     margarine' is still about the list."""
@@ -384,7 +421,7 @@ def test_a_reported_cancel_with_no_call_is_not_said_and_the_tool_is_required(too
     model.enqueue(calls(("cancel_timer", {"which": "alarm"})))
     result, spoken = run(model, tools, "please get rid of my alarm")
     assert "Alarm canceled." not in spoken and "ancel" in spoken
-    assert model.requests[1].tool_choice == "required"
+    assert model.requests[1].tool_choice == TIMERS
     assert tools.run(ToolCall("l", "list_timers", {})).say.endswith("no timers or alarms set.")
     model.assert_consumed()
 
@@ -597,7 +634,7 @@ def test_when_a_day_comes_rests_on_the_clock(tools, request_text, made_up):
     model.enqueue("Christmas is in a few weeks.")
     result, spoken = run(model, tools, request_text)
     assert made_up not in spoken
-    assert model.requests[1].tool_choice == "required"
+    assert "get_time" in model.requests[1].tool_choice  # with the sums' ("how many")
     assert result.tool_calls and result.tool_calls[0].call.name == "get_time"
 
 

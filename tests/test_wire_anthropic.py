@@ -59,6 +59,19 @@ def test_tool_use_blocks_are_assembled_from_input_json_deltas(server):
                            ToolCall("toolu_2", "add", {}))
 
 
+@pytest.mark.parametrize("choice, sent", [
+    ("required", {"type": "any"}), ("none", {"type": "none"}),
+    (("add",), {"type": "tool", "name": "add"}), (("add", "sub"), {"type": "any"})])
+def test_the_tool_choice_in_anthropic_terms(server, choice, sent):
+    server.script(anthropic_stream(calls=[("toolu_1", "add", '{"a": 2, "b": 3}')]))
+    chat = AnthropicChat(server.url, "claude-test")
+    try:
+        chat.complete("Be brief.", [Message("user", "2+3")], [ADD], tool_choice=choice)
+    finally:
+        chat.close()
+    assert server.requests[0].body["tool_choice"] == sent
+
+
 def test_arguments_that_are_not_json_are_kept_for_the_model(server):
     server.script(anthropic_stream(calls=[("toolu_1", "add", '{"a": 2,')]))
     reply, _ = ask(server)

@@ -114,6 +114,41 @@ def test_a_tool_call_format_fault_is_asked_again_and_recovered(server):
     assert "tool_choice" not in server.requests[0].body
 
 
+def test_one_of_some_tools_is_enforced_by_a_schema_and_the_call_read_from_its_json(server):
+    """tool_choice "required" alone did not stop llama.cpp's 1.5B from writing prose; a JSON
+    schema admitting only calls of the chosen tools does, and the call comes back as text."""
+    server.script(openai_stream('{"name": "add", "arguments": {"a": 2, "b": 3, "c": 1}}'))
+    chat = OpenAIChat(server.url, "qwen")
+    try:
+        reply = chat.complete("Be brief.", [Message("user", "two plus three")], (TIME, ADD),
+                              tool_choice=("add",))
+    finally:
+        chat.close()
+    assert [(c.name, c.args) for c in reply.calls] == [("add", {"a": 2, "b": 3})]  # c: undeclared
+    body = server.requests[0].body
+    assert body["tool_choice"] == {"type": "function", "function": {"name": "add"}}
+    schema = body["response_format"]["json_schema"]["schema"]
+    assert schema["properties"]["name"] == {"const": "add"}
+    assert schema["properties"]["arguments"] == ADD.parameters
+    assert [t["function"]["name"] for t in body["tools"]] == ["get_time", "add"]  # the prefix
+
+
+def test_several_chosen_tools_are_one_of_in_the_schema(server):
+    server.script(openai_stream('{"name": "get_time", "arguments": {}}'))
+    chat = OpenAIChat(server.url, "qwen")
+    try:
+        reply = chat.complete("Be brief.", [Message("user", "time?")], (TIME, ADD),
+                              tool_choice=("get_time", "add"))
+    finally:
+        chat.close()
+    assert [c.name for c in reply.calls] == ["get_time"]
+    body = server.requests[0].body
+    assert body["tool_choice"] == "required"
+    names = [c["properties"]["name"]["const"]
+             for c in body["response_format"]["json_schema"]["schema"]["oneOf"]]
+    assert names == ["get_time", "add"]
+
+
 def test_other_server_errors_are_chat_errors_with_the_server_message(server):
     server.script(error_response(400, "the request exceeds the available context size"))
     with pytest.raises(ServerError, match="HTTP 400: the request exceeds") as info:

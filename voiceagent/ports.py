@@ -115,7 +115,8 @@ class ChatModel(Protocol):
         tool_choice: ToolChoice = "auto",
     ) -> Reply:
         """Send the conversation; call `on_text` with each text delta; return the whole reply.
-        `tool_choice` says whether a tool may, must or must not be called."""
+        `tool_choice` says whether a tool may, must or must not be called (or which of
+        them must be)."""
         ...
 
 

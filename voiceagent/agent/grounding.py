@@ -21,6 +21,7 @@ from voiceagent.agent.tools import Tool
 from voiceagent.language import lexicon, say, tokens
 from voiceagent.language.numbers import ordinals
 from voiceagent.language.plural import singular
+from voiceagent.language.topics import without_name
 from voiceagent.tools.words import numbers_in
 
 __all__ = ["Grounding", "asked_not_to_destroy", "clearly_asked_to_destroy", "ground",
@@ -115,7 +116,7 @@ def ground(tool: Tool, args: dict[str, Any], utterance: str, *, earlier: str = "
             f"Error: not run. The user did not ask to delete or forget anything, and "
             f"{tool.name} destroys data. Answer what the user actually asked; if no tool "
             f"can do it, say so plainly."))
-    now = utterance
+    now = utterance = without_name(utterance)  # "... on my shopping list olly": not "olly"
     utterance = f"{answering} {utterance}".strip()
     back = lexicon().has("back", now)  # "and in Paris?", "what's the date there?"
     said = utterance if tool.writes or not back else f"{earlier} {utterance}"
@@ -139,7 +140,9 @@ def ground(tool: Tool, args: dict[str, Any], utterance: str, *, earlier: str = "
                 problems.append(f"{param} {value!r} has words the user never said "
                                 f"({', '.join(unsaid)})")
                 invented |= len(unsaid) >= max(2, len(words(value)) // 2)
-                if len(unsaid) == len(set(words(value))) and on_topic(tool, utterance):
+                if set(_content(value)) <= set(unsaid) and on_topic(tool, utterance):
+                    # nothing of it said ("milk, eggs, bread" for "add this to a list", a
+                    # word said twice or a filler in it too): the user is asked for it
                     asked = asked or dict(tool.asks).get(param, "")  # "Add something."
     ask = asked
     for param in tool.counted:

@@ -8,9 +8,10 @@ from typing import Any, Literal
 from voiceagent.agent.outcome import Ref
 
 Role = Literal["user", "assistant", "tool"]
-ToolChoice = Literal["auto", "none", "required"]
-"""Whether the model may call a tool (auto), must not (none), or must (required). Sent as the
-wire format's own field: the tools stay in the prompt, so its cached prefix still holds."""
+ToolChoice = Literal["auto", "none", "required"] | tuple[str, ...]
+"""Whether the model may call a tool (auto), must not (none), must (required), or must call
+one of the tools named (a tuple). Sent as the wire format's own fields: every tool stays in
+the prompt, so its cached prefix still holds."""
 
 
 @dataclass(frozen=True)

@@ -74,8 +74,8 @@ class ModelTurn:
         if words:
             # never read back (its quoted refusal may be said)
             turn.voice.facts.errors.append(words_note(turn.user_text, quote=False))
-        """For the next request: "required" after an answer that claimed what no tool gave,
-        "none" after calls to tools the request is not about."""
+        """For the next request: one of the request's tools after an answer that claimed
+        what no tool gave, "none" after calls to tools the request is not about."""
         self.retried = False
 
     def run(self) -> TurnResult:
@@ -144,22 +144,30 @@ class ModelTurn:
         unknown = [name for sentence, _r in voice.dropped
                    for name in _CALLED.findall(sentence) if name not in self.a.tools]
         voice.dropped.clear()
+        tools = self._tools_for_request()
+        # served only by the clock's everyday words ("time travel"): maybe no clock's
+        when = all(t.when for t in voice.facts.asked if t.served)
         if declined:
             self.retry_note = tell_model("answer_general")
             self.tool_choice = "none"
             voice.facts.general = False  # asked twice: what it says now is its answer
+        elif voice.facts.served and tools and not when and not claimed:
+            # a request a tool here serves ("read my list to me"), answered with no call
+            # that does it: declined, a tool that does not exist, a placeholder. Asked once
+            # more with the tools only named, the 1.5B declined again; now it must call one
+            # of them, and the call policy judges what it writes.
+            self.retry_note = tell_model("tool_can", tools=", ".join(tools))
+            self.tool_choice = tuple(tools)
+            voice.facts.served = False
         elif declined_served:
-            # served only by the clock's everyday words ("time travel"): maybe no clock's
-            when = all(t.when for t in voice.facts.asked if t.served)
             self.retry_note = tell_model("tool_may" if when else "tool_can",
-                                         tools=", ".join(self._tools_for_request()))
+                                         tools=", ".join(tools))
             voice.facts.served = False
         elif claimed:
-            tools = self._tools_for_request()
             if not tools:
                 return self._plain()
             self.retry_note = tell_model("use_tool", tools=", ".join(tools))
-            self.tool_choice = "required"
+            self.tool_choice = tuple(tools)
         elif REPEATS_EARLIER in reasons:
             self.retry_note = tell_model("copied_answer")
         else:

@@ -2,7 +2,8 @@
 
 The Qwen2.5-Coder models answer a tool question with `{"name": ..., "arguments": {...}}` in
 the message text (sometimes inside a ```json fence). Such text is taken as a call only when it
-names a declared tool and its arguments validate; anything else stays text.
+names a declared tool and its arguments validate (parameters the tool does not declare left
+out); anything else stays text.
 """
 
 from __future__ import annotations
@@ -79,9 +80,21 @@ def _as_call(obj: Any, specs: dict[str, ToolSpec], call_id: str) -> ToolCall | N
             return None
     if spec is None or not isinstance(args, dict):
         return None
+    args = _declared(args, spec.parameters)
     if not jsonschema.Draft202012Validator(spec.parameters).is_valid(args):
         return None
     return ToolCall(call_id, spec.name, args)
+
+
+def _declared(args: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+    """`args` without the parameters the tool does not declare, which the call policy leaves
+    out of a sent call too: asked "next alarm", the 1.5B wrote list_timers with a `which`
+    that tool does not take, llama.cpp refused its output, and the turn ended "Sorry, I
+    couldn't do that."."""
+    declared = schema.get("properties")
+    if not isinstance(declared, dict) or schema.get("additionalProperties", True) is not False:
+        return args
+    return {k: v for k, v in args.items() if k in declared}
 
 
 class TextGate:

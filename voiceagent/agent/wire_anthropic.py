@@ -61,7 +61,7 @@ class AnthropicChat(HTTPChat):
     ) -> Reply:
         body = self.request_body(system, messages, tools)
         if tools and tool_choice != "auto":
-            body["tool_choice"] = {"type": "any" if tool_choice == "required" else "none"}
+            body["tool_choice"] = _choice(tool_choice)
         reply_id = f"toolu_{next(self._replies)}_"
         blocks: dict[int, dict[str, Any]] = {}
         usage = Usage()
@@ -163,3 +163,11 @@ def _result_block(m: Message) -> dict[str, Any]:
     if m.is_error:
         block["is_error"] = True
     return block
+
+
+def _choice(choice: ToolChoice) -> dict[str, str]:
+    """Anthropic's tool_choice: one named tool, any tool, or none (it has no subset: a
+    tuple of several is "any")."""
+    if isinstance(choice, tuple) and len(choice) == 1:
+        return {"type": "tool", "name": choice[0]}
+    return {"type": "none" if choice == "none" else "any"}

@@ -44,7 +44,7 @@ class OpenAIChat(HTTPChat):
     ) -> Reply:
         body = self.request_body(system, messages, tools)
         if tools and tool_choice != "auto":
-            body["tool_choice"] = tool_choice
+            body.update(choice_fields(tool_choice, tools))
         gate = TextGate(on_text)
         try:
             return self._stream(body, tools, gate, on_text, cancel)
@@ -134,6 +134,29 @@ class OpenAIChat(HTTPChat):
                 f"the reply from {self._http.base_url} ended early (the stream was cut off)"
             )
         return _reply("".join(text), parts.calls(), usage, tools, gate, reply_id)
+
+
+def choice_fields(choice: ToolChoice, tools: Sequence[ToolSpec]) -> dict[str, Any]:
+    """The request fields for a tool choice other than "auto". One of some tools (a tuple):
+    `tool_choice` "required" (or the one function) and a `response_format` whose JSON schema
+    admits only a call of those tools: llama.cpp did not enforce "required" with the bundled
+    template (asked again with it, the 1.5B answered "read my list to me" with a page of
+    prose), and it does enforce a schema, as do vLLM and Ollama. What comes back is the call
+    as JSON text, which the recovery reads (agent/recover.py)."""
+    if not isinstance(choice, tuple):
+        return {"tool_choice": choice}
+    chosen = [t for t in tools if t.name in choice] or list(tools)
+    calls = [{"type": "object", "properties": {"name": {"const": t.name},
+                                                "arguments": t.parameters},
+              "required": ["name", "arguments"], "additionalProperties": False}
+             for t in chosen]
+    one = len(chosen) == 1
+    return {
+        "tool_choice": {"type": "function", "function": {"name": chosen[0].name}} if one
+        else "required",
+        "response_format": {"type": "json_schema", "json_schema": {
+            "name": "tool_call", "schema": calls[0] if one else {"oneOf": calls}}},
+    }
 
 
 def _reply(

@@ -63,11 +63,18 @@ class Topic:
     asked: Terms = ()
     """Words that put a request on this topic only when it asks (a question or a request):
     "what day is it", but not the remark "today was a tiring day" or "joke of the day"."""
+    things: Terms = ()
+    """What its tools keep (a list, a timer): saying the user has none is its live state."""
 
 
 def _find(terms: Terms, said: Sequence[str]) -> list[int]:
     """Start positions of the terms in `said`."""
     return [i for i in range(len(said)) for t in terms if tuple(said[i:i + len(t)]) == t]
+
+
+def _found(terms: Terms, said: Sequence[str]) -> list[tuple[int, tuple[str, ...]]]:
+    """(start, term) of each term found in `said`."""
+    return [(i, t) for i in range(len(said)) for t in terms if tuple(said[i:i + len(t)]) == t]
 
 
 def _spans(terms: Terms, said: Sequence[str]) -> list[tuple[int, int]]:
@@ -108,6 +115,9 @@ class Topics:
     alone: Terms = ()
     """Acknowledgements that, as a whole sentence, say a request was taken on ("Sure, I can
     help with that.", "Got it.")."""
+    absence: Terms = ()
+    """Words that say there is none of something ("no", "don't have any"): before a thing a
+    served topic keeps, a claim about the user's state ("I don't have any lists.")."""
 
     def topic(self, name: str) -> Topic:
         return next(t for t in self.topics if t.name == name)
@@ -167,8 +177,9 @@ class Topics:
         if sentence.rstrip().endswith("?"):
             return []
         said = tokens(sentence)
-        found = [t for t in self.topics if t.claims and any(
-            not self._negated(said, at) for at in _find(t.claims, said))]
+        found = [t for t in self.topics if (t.claims and any(
+            not self._negated(said, at) for at in _find(t.claims, said)))
+            or self._says_none(said, t)]
         if self._says_done(said):
             found.append(Topic(DONE, served=True))
         return found
@@ -219,6 +230,18 @@ class Topics:
         """`sentence` says what cannot or will not be done (a negation in it), or asks."""
         return sentence.rstrip().endswith("?") or bool(_find(self.negation, tokens(sentence)))
 
+    def _says_none(self, said: Sequence[str], topic: Topic) -> bool:
+        """`said` states that the user has none of what `topic` keeps: an absence word
+        shortly before one of its things ("I don't have any lists.", "There are no timers
+        set.", "You have no shopping list."). Answered without the topic's tool, that is made
+        up as surely as a list read out: asked "what lists are available", the 1.5B said
+        "There are no lists available." beside a shopping and a to-do list."""
+        if not topic.served or not topic.things:
+            return False
+        things = set(_find(topic.things, said))
+        return any(at < thing <= at + len(term) + NEAR
+                   for at, term in _found(self.absence, said) for thing in things)
+
     def _negated(self, said: Sequence[str], at: int) -> bool:
         """A negation anywhere before position `at` of the sentence ("I can't add that to
         your calendar")."""
@@ -241,6 +264,10 @@ class Topics:
         things = _find(self.kept, said)
         if not things:
             return False
+        if _find(self.reporters, said[start:start + 1]) and any(
+                not self._negated(said, at) and not _find(self.describers, said[at - 1:at])
+                for at in _find(self.reports, said) if at > start):
+            return True  # "I found the list named shopping and removed apple."
         for at in _find(self.reports, said[:start + REPORTED + 1]):
             if self._negated(said, at):
                 continue
@@ -293,6 +320,24 @@ def _unaddressed(said: Sequence[str]) -> list[str]:
     return words
 
 
+def without_name(text: str) -> str:
+    """`text` without the assistant's name where people say it, first or last ("list the
+    items on my shopping list olly"), as `_unaddressed` reads it: the name is whom the user
+    speaks to, never what they want (the 1.5B read the list called "olly")."""
+    lex = lexicon()
+    said = tokens(text)
+    for start, end in lex.find("addresses", said):
+        owned = start > 0 and said[start - 1] in lex.words("function_words")
+        if start != 0 and (end != len(said) or owned):
+            continue
+        name = r"\W+".join(map(re.escape, said[start:end]))
+        edge = rf"^\W*{name}\b\W*" if start == 0 else rf"\W*\b{name}\W*$"
+        rest = re.sub(edge, " " if start else "", text, count=1, flags=re.I).strip()
+        if rest:
+            return without_name(rest)
+    return text
+
+
 def _content(said: Sequence[str]) -> list[str]:
     """The words without the assistant's name ("hey olly"), fillers and openers."""
     lex = lexicon()
@@ -330,7 +375,8 @@ def topics_of(language: str = "en") -> Topics:
                                _terms(spec, "terms", where), _terms(spec, "claims", where),
                                bool(spec.get("numbers")), bool(spec.get("conversation")),
                                str(spec.get("reply", "")), bool(spec.get("when")),
-                               bool(spec.get("lengths")), _terms(spec, "asked", where)))
+                               bool(spec.get("lengths")), _terms(spec, "asked", where),
+                               _terms(spec, "things", where)))
     replies = load_data(lexicon(language).file("replies.yaml")).get("intents", {})
     for i, topic in enumerate(found):
         if topic.reply:
@@ -346,4 +392,5 @@ def topics_of(language: str = "en") -> Topics:
                   lex.words("number_words"), lex.terms("self"), _terms(done, "reports", where),
                   _terms(done, "reporters", where), _terms(done, "describers", where),
                   tuple(t for spec in (data.get("served") or {}).values()
-                        for t in _terms(spec, "things", where)), _terms(done, "alone", where))
+                        for t in _terms(spec, "things", where)), _terms(done, "alone", where),
+                  lex.terms("absence"))

@@ -20,7 +20,7 @@ class ChatRequest:
     system: str
     messages: tuple[Message, ...]
     tools: tuple[ToolSpec, ...]
-    tool_choice: str = "auto"
+    tool_choice: ToolChoice = "auto"
 
 
 @dataclass(frozen=True)

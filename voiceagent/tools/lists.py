@@ -178,7 +178,7 @@ def make_tools(data_dir: Path, aliases: dict[str, str],
         return Outcome(f"Added {spoken_join(added)} to your {'new ' if new else ''}{name} list.",
                        (Ref("list", "added", key=name, items=tuple(added)),))
 
-    @tool(speaks_result=True)
+    @tool(speaks_result=True, grounded=("list_name",), known={"list_name": lists.exists})
     def read_list(list_name: str = "") -> Outcome | str:
         """What is on a list, or which lists there are.
 
@@ -198,7 +198,8 @@ def make_tools(data_dir: Path, aliases: dict[str, str],
         count = f"{len(items)} item{'s' if len(items) != 1 else ''}"
         return Outcome(f"Your {name} list has {count}: {spoken_join(items)}.", read)
 
-    @tool(speaks_result=True, writes=True, grounded=("items",))
+    @tool(speaks_result=True, writes=True, grounded=("items",),
+          asks={"items": say("ask_removed")})
     def remove_from_list(list_name: str, items: str) -> Outcome | str:
         """Remove, delete or tick off items from a list.
 
@@ -222,9 +223,12 @@ def make_tools(data_dir: Path, aliases: dict[str, str],
         return Outcome(f"Removed {spoken_join(gone)} from your {name} list.{tail}",
                        (Ref("list", "removed", key=name, items=tuple(gone)),))
 
-    @tool(speaks_result=True, writes=True, destroys=True)
+    # the list emptied must be one the user named: asked "please remove a list", a model's
+    # pick ("shopping") would empty a list nobody spoke of
+    @tool(speaks_result=True, writes=True, destroys=True, grounded=("list_name",),
+          asks={"list_name": say("ask_list")})
     def clear_list(list_name: str) -> Outcome | str:
-        """Clear or empty a whole list.
+        """Clear, empty or delete a whole list.
 
         Args:
             list_name: the list's name as said.
