@@ -59,7 +59,9 @@ def test_refusals_offers_questions_and_tool_results_claim_nothing() -> None:
     for answer in ("Sorry, I can't check the weather here.", "I can set a timer if you like.",
                    "Would you like me to add it to your shopping list?",
                    "I haven't added anything yet.",
-                   "Start by adding the flour, then the eggs are added and mixed."):
+                   "Start by adding the flour, then the eggs are added and mixed.",
+                   # the assistant's own closing sentence, about itself
+                   "Sorry, I kept repeating the same step, so I stopped."):
         assert unbacked(answer, said="x", calls=()) == (), answer
     listed = (Call("read_list", {"list_name": "shopping"}, "Your shopping list has 2 items: "
                    "milk and eggs."),)
@@ -231,8 +233,8 @@ def test_general_questions_are_answered_not_refused_and_act_needs_its_tool() -> 
 
 def test_a_run_through_the_real_turn_is_judged_saved_and_judged_again(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = _rows(tmp_path, [{"id": 7, "sentence": "reserve the closest uber",
-                             "intent": "transport_taxi", "annotation": "reserve the closest uber"}])
+    path = _rows(tmp_path, [{"id": 7, "sentence": "what is the closest uber",
+                             "intent": "transport_taxi", "annotation": "what is the closest uber"}])
     config = Config(paths=PathsConfig(data_dir=str(tmp_path / "data")))
     lines: list[str] = []
     with FakeLLMServer() as llm:

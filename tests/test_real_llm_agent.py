@@ -67,3 +67,24 @@ def test_the_format_fault_fallback_recovers_the_call_from_the_models_own_text(ll
         chat.close()
     assert [c.name for c in reply.calls] == ["get_time"], reply
     assert reply.text == "" and " ".join(spoken) == ""  # the JSON was not spoken
+
+
+def test_one_of_the_chosen_tools_is_what_the_real_model_must_write(llm_base_url, tmp_path):
+    """The retry of a served request answered without its tool: llama.cpp did not hold the
+    model to tool_choice "required" (asked "read my list to me", the 1.5B wrote prose); with
+    the schema of the chosen tools' calls it can only write one of them, and the prompt's
+    tools (its cached prefix) are unchanged."""
+    from voiceagent.tools import lists
+
+    tools, _store = lists.make_tools(tmp_path, {}, SystemClock())
+    registry = ToolRegistry([*clock.make_tools(SystemClock()), *tools])
+    chat = OpenAIChat(llm_base_url, "qwen2.5-coder-0.5b", timeout_s=300, temperature=0.0)
+    chosen = ("read_list", "add_to_list", "remove_from_list", "clear_list")
+    try:
+        reply = chat.complete(AgentConfig().system_prompt,
+                              [*worked_example(registry), Message("user", "What time is it?")],
+                              registry.specs(), tool_choice=chosen)
+    finally:
+        chat.close()
+    (call,) = reply.calls
+    assert call.name in chosen and reply.text == "", reply  # not get_time, not prose

@@ -17,10 +17,13 @@ class Counting:
         self.calls: list[int] = []
         self.release = threading.Event()
         self.release.set()
+        self.entered = threading.Event()
+        """Set when a transcription has begun (and may be held at `release`)."""
         self.fail = fail
 
     def transcribe(self, audio: Audio) -> str:
-        self.release.wait(5)
+        self.entered.set()
+        self.release.wait(60)
         self.calls.append(len(audio.samples))
         if self.fail:
             self.fail = False
@@ -52,8 +55,10 @@ def test_a_failed_start_is_transcribed_again_and_only_the_latest_start_waits():
     ahead.start(clip(800))
     assert ahead.transcribe(clip(800)) == "800 samples" and ahead.used == 0
     inner.release.clear()
-    ahead.start(clip(800))
-    ahead.start(clip(1600))  # waits for the first: replaced by the next one
+    inner.entered.clear()
+    ahead.start(clip(800, value=0.3))  # other samples: not the failed start's
+    assert inner.entered.wait(60)  # the first is under way (however slow the machine) ...
+    ahead.start(clip(1600))  # ... so this one waits for it: replaced by the next one
     ahead.start(clip(2400))
     inner.release.set()
     assert ahead.transcribe(clip(2400)) == "2400 samples" and ahead.used == 1

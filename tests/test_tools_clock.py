@@ -162,6 +162,24 @@ def test_a_relative_day_in_place_of_a_place_gets_that_days_date():
     assert get_time(place="yesterday").startswith("Yesterday was ")
 
 
+@pytest.mark.parametrize("place, said", [
+    ("twelfth", "The twelfth of this month is Saturday."),
+    ("the 22nd", "The twenty-second of this month is Tuesday."),
+    ("this month", ""), ("next year", ""), ("current", ""),
+])
+def test_words_that_only_say_when_in_place_of_a_place_get_the_date(place, said):
+    """SLURP's "what day of the week is twelfth": the 1.5B passed "twelfth" as the place, the
+    zone was not found, and the user heard "Sorry, I couldn't do that."."""
+    tool = get_time("UTC", at="2026-12-01 08:00")
+    text = tool(place=place)
+    assert text.startswith("It is 8:00 AM, Tuesday, December 1, 2026.") and text.endswith(
+        said), text
+    with pytest.raises(ToolError, match="no day 31"):
+        get_time("UTC", at="2026-11-01 08:00")(place="thirty first")
+    with pytest.raises(ToolError):  # a word that says no when: a place, and none is known
+        tool(place="twelfth of never")
+
+
 def test_a_holiday_or_a_date_says_when_it_is_and_how_far_away():
     """"How many days until Christmas?" was answered with today's time (the 1.5B cannot
     count days); the clock says how far away the next one is."""

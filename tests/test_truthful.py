@@ -55,7 +55,7 @@ def test_a_write_for_what_no_tool_serves_never_runs_and_the_model_answers_in_wor
     model = ScriptedChatModel().enqueue(calls(
         ("add_to_list", {"list_name": "uber-reservations", "items": "closest uber"})))
     model.enqueue("I can't book rides from here.")
-    result, spoken = run(model, tools, "reserve the closest uber")
+    result, spoken = run(model, tools, "what is the closest uber")
     assert spoken == "I can't book rides from here."
     assert result.tool_calls[0].error and model.requests[1].tool_choice == "none"
     assert tools.run(ToolCall("r", "read_list", {})).say == "You have no lists yet."
@@ -106,7 +106,7 @@ def test_words_that_only_say_when_are_the_clocks_only_when_asked(text, about):
     ("today was a tiring day", tell_model("in_general")),  # a remark: no word of refusing
     ("tell me a joke", tell_model("in_general")),
     # nothing here does it: told what cannot be done, and that it may refuse
-    ("book the next taxi to the airport",
+    ("what is the best taxi to the airport",
      tell_model("in_unserved", cannot=topics_of().topic("shopping").reply)),
 ])
 def test_only_a_request_on_what_nothing_here_does_is_told_it_may_refuse(tools, text, note):
@@ -442,9 +442,26 @@ def test_granting_an_order_is_a_claim_nothing_here_backs(sentence, claims):
 
 def test_a_real_coffee_order_granted_is_answered_plainly(tools):
     model = ScriptedChatModel().enqueue("Yes, you can have a large latte with oat milk.")
-    _r, spoken = run(model, tools, "can i get a large latte with oat milk")
+    _r, spoken = run(model, tools, "what is a large latte with oat milk like")
     assert spoken == topics_of().topic("shopping").reply
     assert model.requests[0].tool_choice == "none"
+
+
+@pytest.mark.parametrize("request_text, topic", [
+    ("can i get a large latte with oat milk", "shopping"),  # the shared real coffee orders
+    ("reserve the closest uber", "shopping"),
+    ("euro to u. s. d.", "news"),  # "1 euro is approximately 1.11 dollars."
+    ("does pf changs accept takeout orders", "shopping"),  # "No, PF Changs does not ..."
+    ("play some jazz", "media"),
+])
+def test_asking_for_what_nothing_here_does_is_refused_without_the_model(tools, request_text,
+                                                                       topic):
+    """Asked with a note quoting what cannot be done, the 1.5B still made up one answer in six
+    to SLURP's requests on such topics; none is asked of it now, and the refusal is at once."""
+    model = ScriptedChatModel()
+    result, spoken = run(model, tools, request_text)
+    assert spoken == topics_of().topic(topic).reply and not model.requests
+    assert not result.tool_calls
 
 
 @pytest.mark.parametrize("sentence, refuses_other", [
@@ -531,6 +548,13 @@ def test_items_nobody_named_are_asked_for_and_the_answer_is_taken(tools):
     ("do I have meetings today", "calendar"),
     ("is there a band called the beatles", None),
     ("what is the weather like on mars", None),
+    ("why does it rain", None),
+    ("what does tweet mean", None),
+    ("search for new jokes", None),  # the model makes one
+    # asking for something nothing here does, not what is generally known
+    ("play some jazz", "media"),
+    ("can i get a large latte", "shopping"),
+    ("what are my messages", "messages"),
     ("what time is it in London", None),
 ])
 def test_the_live_state_of_what_nothing_here_knows_is_unknowable(said, topic):
@@ -607,7 +631,7 @@ def test_an_earlier_answer_copied_to_another_request_is_asked_again(tools):
 
 @pytest.mark.parametrize("request_now, answer", [
     ("what is the capital of France", "The capital of France is Paris."),  # asked again
-    ("book me a table for two", "Sorry, I can't do that here."),  # a refusal may recur
+    ("what is a table for two", "Sorry, I can't do that here."),  # a refusal may recur
     ("and of Spain?", "Okay."),  # too short to be a copy
 ])
 def test_the_same_answer_may_be_given_again(tools, request_now, answer):

@@ -19,9 +19,9 @@ from voiceagent.agent.carried import dropped
 from voiceagent.agent.destroying import asked_not_to_destroy, clearly_asked_to_destroy
 from voiceagent.agent.tools import Tool
 from voiceagent.language import lexicon, say, tokens
+from voiceagent.language.asking import without_name
 from voiceagent.language.numbers import ordinals
 from voiceagent.language.plural import singular
-from voiceagent.language.topics import without_name
 from voiceagent.tools.words import numbers_in
 
 __all__ = ["Grounding", "asked_not_to_destroy", "clearly_asked_to_destroy", "ground",

@@ -17,6 +17,7 @@ from voiceagent.bench.matching import normal
 from voiceagent.bench.observed import Call
 from voiceagent.bench.phrases import ClaimClass, found, phrases
 from voiceagent.language.lexicon import tokens
+from voiceagent.language.sayings import own_sentences
 from voiceagent.speech.sentences import SentenceSplitter
 
 
@@ -65,8 +66,11 @@ def unbacked(answer: str, *, said: str, calls: Sequence[Call],
     results = [c.result for c in (*calls, *earlier) if c.result and not c.error]
     corpus = set(normal(" ".join([said, *results])).replace(":", " ").split())
     problems: list[str] = []
+    own = {normal(s) for s in own_sentences()}
     for sentence in sentences(answer):
         said_words = tokens(sentence)
+        if normal(sentence) in own:  # "Sorry, I kept repeating the same step, so I stopped."
+            continue
         if (sentence.rstrip().endswith("?") or found(words.negation, said_words)
                 or found(words.refusal, said_words) or found(words.hedge, said_words)):
             continue

@@ -53,6 +53,13 @@ def tell_model(key: str, language: str = "en", **fields: Any) -> str:
     return _sentence("model", key, language, fields)
 
 
+def own_sentences(language: str = "en") -> frozenset[str]:
+    """The sentences the assistant says in its own words that need no fields ("Sorry, I kept
+    repeating the same step, so I stopped."): what it says of itself, never a claim about
+    the user's world (the evaluation's judge reads every answer for claims)."""
+    return frozenset(v for v in _table(language)["user"].values() if "{" not in v)
+
+
 def skills(language: str = "en") -> list[tuple[str, list[tuple[str, list[str]]]]]:
     """What the assistant can do, by family: (verb, [(tool, [what it does it to])])."""
     found = []

@@ -19,6 +19,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from voiceagent.errors import ConfigError
+from voiceagent.language.asking import (
+    content_words,
+    is_remark,
+    is_request,
+    skip_fillers,
+    unaddressed,
+)
 from voiceagent.language.data_file import load_data
 from voiceagent.language.lengths import lengths_said
 from voiceagent.language.lexicon import lexicon, tokens
@@ -65,6 +72,10 @@ class Topic:
     "what day is it", but not the remark "today was a tiring day" or "joke of the day"."""
     things: Terms = ()
     """What its tools keep (a list, a timer): saying the user has none is its live state."""
+    knowable: bool = False
+    """Unserved, but what is asked of it the model may know ("google the meaning of
+    demonetisation"): only a request about the user's own world or live state is refused
+    without the model."""
 
 
 def _find(terms: Terms, said: Sequence[str]) -> list[int]:
@@ -123,15 +134,28 @@ class Topics:
         return next(t for t in self.topics if t.name == name)
 
     def unknowable(self, text: str) -> Topic | None:
-        """The unserved topic a request asks about the user's own world ("what did I tell
-        Susan in my last email", "do I have meetings today") or its live state ("will it be
-        too cold for a dress on sunday", "how is the traffic on houston street now": lexicon
-        "live"), when it is on no served topic but the clock's words for when: nothing here
-        knows the answer. None for general questions ("what is email?", "why does it rain")."""
+        """The unserved topic of a request nothing here can answer or do, when it is on no
+        served topic but the clock's words for when: one that asks about the user's own world
+        ("what did I tell Susan in my last email", "do I have meetings today") or its live
+        state ("will it be too cold for a dress on sunday", "how is the traffic on houston
+        street now": lexicon "live"), or that asks for anything but general knowledge ("make
+        the living room blue", "euro to u. s. d.", "does pf changs accept takeout orders":
+        asked, the 1.5B made up an answer to one in six of SLURP's). None for questions in a
+        form that asks what is generally known ("what is email?", "why does it rain": lexicon
+        "knowledge_openers") and for remarks."""
         said = tokens(text)
-        if not (_find(self.self_words, said) or lexicon().has("live", said)):
-            return None
-        return self.only_unserved(text)
+        topic = self.only_unserved(text)
+        if topic is None or _find(self.self_words, said) or lexicon().has("live", said):
+            return topic
+        lex = lexicon()
+        if topic.knowable or lex.has("creations", said):
+            return None  # "search for new jokes", "i want a nerd joke": the model makes one
+        rest = content_words(said)
+        opens = [n for n in (1, 2, 3, 4) if lex.is_one("knowledge_openers", rest[:n])]
+        particular = [n for n in (2, 3) if lex.is_one("particular_openers", rest[:n])]
+        knowledge = bool(opens) and max(opens) > max(particular, default=0)
+        asks = is_request(text, said) or not is_remark(said)  # "play some jazz" asks too
+        return topic if asks and not knowledge else None
 
     def only_unserved(self, text: str) -> Topic | None:
         """The first unserved topic `text` speaks of when it speaks of no served one (the
@@ -150,8 +174,8 @@ class Topics:
         what nothing here serves ("i had a lot of meetings today" asks nothing of a
         calendar: the model replies to it as to any remark)."""
         said = tokens(text)
-        asks = _asks(text, said)
-        named = self._named(_unaddressed(said), asks)
+        asks = is_request(text, said)
+        named = self._named(unaddressed(said), asks)
         timed = (any(t.lengths for t in self.topics) and not any(not t.served for t in named)
                  and lexicon().has("asking_to_do", said) and bool(lengths_said(text)))
         unserved = any(not t.served for t in named)  # "one euro in dollars" is no sum
@@ -159,7 +183,7 @@ class Topics:
                  or (t.numbers and _has_number(said, self.number_words) and asks
                      and not unserved)
                  or (t.lengths and timed)]
-        if found and not any(t.served for t in found) and not asks and _remarks(said):
+        if found and not any(t.served for t in found) and not asks and is_remark(said):
             return []  # a remark about the user's day, not a request nothing here serves
         return found
 
@@ -189,7 +213,7 @@ class Topics:
         that.", "Will do." (done `alone`), or, when `bare`, only "Okay!" or "Sure." (the
         lexicon's openers; to a remark they are no claim)."""
         said = tokens(sentence)
-        rest = tuple(said[_skip_fillers(said):])
+        rest = tuple(said[skip_fillers(said):])
         return bool(said) and not sentence.rstrip().endswith("?") and (
             rest in self.alone or (bare and not rest))
 
@@ -199,7 +223,7 @@ class Topics:
         (lexicon "granting", after "Sure,") and repeating two or more of the request's own
         words. "Here's a joke" to "give me a joke" repeats one."""
         said = tokens(sentence)
-        start = _skip_fillers(said)
+        start = skip_fillers(said)
         if not _find(lexicon().terms("granting"), said[start:start + 3]) or self.refuses(
                 sentence):
             return False
@@ -210,7 +234,7 @@ class Topics:
     def named(self, text: str) -> list[Topic]:
         """The topics whose words `text` says (a number alone names none)."""
         said = tokens(text)
-        return self._named(_unaddressed(said), _asks(text, said))
+        return self._named(unaddressed(said), is_request(text, said))
 
     def _named(self, said: Sequence[str], asks: bool) -> list[Topic]:
         """The topics whose words are said; their `asked` words count only when it asks."""
@@ -248,7 +272,7 @@ class Topics:
         return bool(_find(self.negation, said[:at + 1]))
 
     def _says_done(self, said: Sequence[str]) -> bool:
-        start = _skip_fillers(said)
+        start = skip_fillers(said)
         if any(tuple(said[start:start + len(t)]) == t for t in self.opens):
             return True
         for _start, end in _spans(self.promise, said):
@@ -278,83 +302,6 @@ class Topics:
         return False
 
 
-def _asks(text: str, said: Sequence[str]) -> bool:
-    """`text` is a question or a request, not a remark: it ends with "?", opens with a
-    question's or a request's word (lexicon "question_openers", after a name or filler),
-    with a number ("12 times 7"), or asks the assistant (lexicon "asking_to_do")."""
-    lex = lexicon()
-    if text.rstrip().endswith("?") or lex.has("asking_to_do", said):
-        return True
-    rest = _content(said)
-    first = rest[:1]
-    return not rest or bool(re.fullmatch(r"\d.*", first[0])) or first[0] in lex.words(
-        "number_words") or any(lex.is_one("question_openers", rest[:n]) for n in (1, 2))
-
-
-def _remarks(said: Sequence[str]) -> bool:
-    """Words that neither ask nor request (`_asks`) state something ("i had a lot of
-    meetings today", "the weather is sunny today", "tube was super busy today"): a verb of
-    stating (lexicon "statement_verbs") second or third, not followed by what turns it into a
-    question ("weather is it going to rain"), or a stating opener ("i'm", "we're"); never
-    with a word that asks after all ("statement_unless": "i need to tweet them")."""
-    lex = lexicon()
-    rest = _content(said)
-    if not rest or rest[0] in lex.words("question_openers") or lex.has("statement_unless",
-                                                                         said):
-        return False
-    verbs, questions = lex.words("statement_verbs"), lex.words("statement_questions")
-    return rest[0] in lex.words("statement_openers") or any(
-        rest[at] in verbs and rest[at + 1] not in questions
-        for at in (1, 2) if at + 1 < len(rest))
-
-
-def _unaddressed(said: Sequence[str]) -> list[str]:
-    """The words without the assistant's name where people say it, first or last ("hey
-    google i hit the jackpot", "today i got rewards olly"): a name is no topic's word (web
-    search), but "my computer's memory" speaks of the computer."""
-    words = list(said)
-    for start, end in reversed(lexicon().find("addresses", words)):
-        owned = start > 0 and words[start - 1] in lexicon().words("function_words")
-        if start == 0 or (end == len(words) and not owned):  # not "... on my computer"
-            del words[start:end]
-    return words
-
-
-def without_name(text: str) -> str:
-    """`text` without the assistant's name where people say it, first or last ("list the
-    items on my shopping list olly"), as `_unaddressed` reads it: the name is whom the user
-    speaks to, never what they want (the 1.5B read the list called "olly")."""
-    lex = lexicon()
-    said = tokens(text)
-    for start, end in lex.find("addresses", said):
-        owned = start > 0 and said[start - 1] in lex.words("function_words")
-        if start != 0 and (end != len(said) or owned):
-            continue
-        name = r"\W+".join(map(re.escape, said[start:end]))
-        edge = rf"^\W*{name}\b\W*" if start == 0 else rf"\W*\b{name}\W*$"
-        rest = re.sub(edge, " " if start else "", text, count=1, flags=re.I).strip()
-        if rest:
-            return without_name(rest)
-    return text
-
-
-def _content(said: Sequence[str]) -> list[str]:
-    """The words without the assistant's name ("hey olly"), fillers and openers."""
-    lex = lexicon()
-    named = {at for start, end in lex.find("addresses", said) for at in range(start, end)}
-    skip = lex.words("fillers") | lex.words("openers")
-    return [w for at, w in enumerate(said) if at not in named and w not in skip]
-
-
-def _skip_fillers(said: Sequence[str]) -> int:
-    """Where a sentence starts after "OK,", "Sure,", "Alright," (lexicon "openers")."""
-    fillers = lexicon().words("openers")
-    at = 0
-    while at < len(said) and said[at] in fillers:
-        at += 1
-    return at
-
-
 def _terms(data: dict[str, Any], key: str, where: str) -> Terms:
     values = data.get(key, [])
     if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
@@ -376,7 +323,7 @@ def topics_of(language: str = "en") -> Topics:
                                bool(spec.get("numbers")), bool(spec.get("conversation")),
                                str(spec.get("reply", "")), bool(spec.get("when")),
                                bool(spec.get("lengths")), _terms(spec, "asked", where),
-                               _terms(spec, "things", where)))
+                               _terms(spec, "things", where), bool(spec.get("knowable"))))
     replies = load_data(lexicon(language).file("replies.yaml")).get("intents", {})
     for i, topic in enumerate(found):
         if topic.reply:

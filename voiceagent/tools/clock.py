@@ -3,11 +3,15 @@ and how far away a holiday or date is (days.py reads it)."""
 
 from __future__ import annotations
 
+import functools
 import re
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from voiceagent.agent.tools import Tool, tool
-from voiceagent.language import lexicon
+from voiceagent.errors import ToolError
+from voiceagent.language import lexicon, tokens
+from voiceagent.language.holidays import MONTHS
+from voiceagent.language.numbers import ordinal, ordinals
 from voiceagent.ports import Clock
 from voiceagent.tools.days import (
     WEEKDAYS,
@@ -56,6 +60,56 @@ def is_here(place: str) -> bool:
     return bool(words) and _LEX.is_one("here", " ".join(words))
 
 
+_ORDINAL = re.compile(r"^(\d{1,2})(?:st|nd|rd|th)$")
+_ORDINAL_WORDS = sorted(ordinals(31).items(), key=lambda kv: -len(kv[0]))
+_PLAIN = frozenset({"of", "on", "next", "last", "this", "current", "in", "for"})
+
+
+@functools.cache
+def _when_words() -> frozenset[str]:
+    """Words that only say when: the clock topic's (topics.yaml `asked`), determiners."""
+    from voiceagent.language.topics import topics_of
+
+    asked = {w for term in topics_of().topic("clock").asked for w in term}
+    return frozenset(asked | _LEX.words("determiners") | _PLAIN)
+
+
+def _only_when(place: str) -> int | None:
+    """When `place` holds only words that say when ("this month", "next year", "the
+    twelfth", "now"), the day of the month it names (0 for none); None when it may be a
+    place. The 1.5B put them where a place goes ("what day of the week is twelfth" -> place
+    "twelfth"), and the turn ended "Sorry, I couldn't do that." when no zone was found."""
+    text = " ".join(tokens(place))
+    day = 0
+    for name, n in _ORDINAL_WORDS:
+        if re.search(rf"\b{name}\b", text):
+            day, text = n, re.sub(rf"\b{name}\b", " ", text)
+            break
+    rest = []
+    for word in text.split():
+        digits = _ORDINAL.match(word)
+        if digits and not day:
+            day = int(digits.group(1))
+        else:
+            rest.append(word)
+    if (not text.strip() and not day or not all(w in _when_words() for w in rest)
+            or any(w in MONTHS for w in rest)):  # a month named: a date, not this month's
+        return None
+    return day
+
+
+def _on_day(day: int, now: datetime) -> str:
+    """The time and date now, and the weekday of `day` of this month when one was named."""
+    today = f"It is {spoken_time(now)}, {spoken_date(now)}."
+    if not day:
+        return today
+    try:
+        moment = now.replace(day=day)
+    except ValueError:
+        raise ToolError(f"this month has no day {day}.") from None
+    return f"{today} The {ordinal(day)} of this month is {moment:%A}."
+
+
 def asks_for_the_time(request: str) -> bool:
     """The clock's result is the whole answer: "What time is it in Tokyo?", not "How many
     days until Christmas?" or "Is it morning in Sydney?"."""
@@ -85,6 +139,9 @@ def make_tools(clock: Clock) -> list[Tool]:
             if _AHEAD.match(said):
                 return f"{said} it will be {spoken_date(day)}."
             return f"{said} is {spoken_date(day)}."
+        month_day = _only_when(place)
+        if month_day is not None:  # "this month", "next year", "twelfth": no place at all
+            return _on_day(month_day, clock.now())
         if not is_here(place):
             zone = find_zone(place)
             moment = clock.now().astimezone(zone)
