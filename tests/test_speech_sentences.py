@@ -84,3 +84,33 @@ def test_flush_resets_for_the_next_reply():
     assert splitter.flush() == []
     long = "A second reply that is long enough to be cut, once it has passed sixty characters"
     assert splitter.feed(long)[0] == "A second reply that is long enough to be cut,"
+
+
+def test_the_first_clause_to_a_colon_or_semicolon_is_spoken_first() -> None:
+    """Piper takes ~0.6 s before a long sentence sounds: the refusal of the real coffee orders
+    ("I can't order or buy things: this assistant works offline.") is synthesised in two."""
+    from voiceagent.speech.sentences import first_clause
+
+    assert first_clause("I can't order or buy things: this assistant works offline. More.") == (
+        "I can't order or buy things:", "this assistant works offline. More.")
+    assert first_clause("Your shopping list has 3 items: milk, eggs and bread.") == (
+        "Your shopping list has 3 items:", "milk, eggs and bread.")
+    for whole in ("It is 10:52 AM, Saturday, December 5, 2026.",  # a clock time, no clause
+                  "Note: yes.",  # too short to be worth it
+                  "Sure. Note this: it works.",  # not in the first sentence
+                  "See http://example.org: it works fine for everyone here."):
+        assert first_clause(whole) == (whole, ""), whole
+
+
+def test_the_replys_first_clause_is_synthesised_on_its_own() -> None:
+    from voiceagent.agent.events import Events
+    from voiceagent.speaking import SpeechOutput
+    from voiceagent.testing import FakeSynthesizer, RecordingPlayer
+
+    synth = FakeSynthesizer(seconds=0.01)
+    speech = SpeechOutput(synth, RecordingPlayer(), Events())
+    speech.sentence("I can't order or buy things: this assistant works offline.")
+    speech.sentence("Anything else: just ask.")  # not the first: whole
+    speech.finish()
+    assert synth.texts == ["I can't order or buy things:", "this assistant works offline.",
+                           "Anything else: just ask."]

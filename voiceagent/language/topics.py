@@ -148,8 +148,8 @@ class Topics:
         if topic is None or _find(self.self_words, said) or lexicon().has("live", said):
             return topic
         lex = lexicon()
-        if topic.knowable or lex.has("creations", said):
-            return None  # "search for new jokes", "i want a nerd joke": the model makes one
+        if topic.knowable:
+            return None  # "google the meaning of demonetisation": the model may know
         rest = content_words(said)
         opens = [n for n in (1, 2, 3, 4) if lex.is_one("knowledge_openers", rest[:n])]
         particular = [n for n in (2, 3) if lex.is_one("particular_openers", rest[:n])]
@@ -158,12 +158,17 @@ class Topics:
         return topic if asks and not knowledge else None
 
     def only_unserved(self, text: str) -> Topic | None:
-        """The first unserved topic `text` speaks of when it speaks of no served one (the
-        clock's words for when aside): what it asks, nothing here does."""
+        """The unserved topic `text` speaks of first when it speaks of no served one (the
+        clock's words for when aside): what it asks, nothing here does. First in the words,
+        not in the file: "make me a light roast iced mocha" is an order (its first words),
+        not the lights (the real coffee orders heard "I can't reach lights")."""
         found = self.about(text)
         if any(t.served and not t.when for t in found):
             return None
-        return next((t for t in found if not t.served), None)
+        said = unaddressed(tokens(text))
+        unserved = [t for t in found if not t.served]
+        return min(unserved, key=lambda t: min(_find(t.terms, said), default=len(said)),
+                   default=None)
 
     def serving(self, tool: str) -> Topic | None:
         """The served topic `tool` belongs to; None for a tool no topic names (plugins)."""
@@ -172,7 +177,8 @@ class Topics:
     def about(self, text: str) -> list[Topic]:
         """The topics `text` speaks of, in file order; none for a remark that speaks only of
         what nothing here serves ("i had a lot of meetings today" asks nothing of a
-        calendar: the model replies to it as to any remark)."""
+        calendar: the model replies to it as to any remark), and no unserved one for a
+        request of what the model makes itself (lexicon "creations": "i want a nerd joke")."""
         said = tokens(text)
         asks = is_request(text, said)
         named = self._named(unaddressed(said), asks)
@@ -185,6 +191,8 @@ class Topics:
                  or (t.lengths and timed)]
         if found and not any(t.served for t in found) and not asks and is_remark(said):
             return []  # a remark about the user's day, not a request nothing here serves
+        if lexicon().has("creations", said):  # "give me a joke", "search for new jokes":
+            return [t for t in found if t.served]  # the model makes it, nothing is ordered
         return found
 
     def on_topic(self, tool: str, text: str) -> bool | None:

@@ -98,6 +98,22 @@ def ends_sentence(piece: str) -> bool:
     return bool(_CLOSED.search(piece.strip()))
 
 
+_CLAUSE = re.compile(r"(?<=\w)[:;] (?=\S)")
+"""A colon or semicolon between words: a clause ends there (not "10:30", not "http://")."""
+
+
+def first_clause(text: str) -> tuple[str, str]:
+    """`text` cut after its first clause when that ends at a colon or semicolon before the
+    first sentence does, at least FIRST_CLAUSE_MIN characters in ("I can't order or buy
+    things:" + "this assistant works offline. ..."); else (text, "")."""
+    clause = _CLAUSE.search(text, FIRST_CLAUSE_MIN)
+    end = SentenceSplitter().feed(text + " ")
+    first = end[0] if end else text
+    if clause is None or clause.end() > len(first) or _in_code_block(text, clause.start()):
+        return text, ""
+    return text[:clause.end()].strip(), text[clause.end():].strip()
+
+
 def split_sentences(text: str) -> list[str]:
     """A whole text as the splitter would stream it: its sentences, in order."""
     splitter = SentenceSplitter()
