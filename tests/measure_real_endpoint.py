@@ -387,6 +387,8 @@ def before_in_subprocess(ref: str, args: argparse.Namespace) -> list[Result]:
         archive = subprocess.run(["git", "-C", str(ROOT), "archive", ref, "voiceagent"],
                                  check=True, capture_output=True).stdout
         subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
+        for name in ("models", "pyproject.toml"):  # a checkout's "models/" (config.py)
+            (Path(tmp) / name).symlink_to(ROOT / name)
         out = Path(tmp) / "before.json"
         # run from tmp: `python -m` puts the working directory first on sys.path, so the old
         # voiceagent wins there and tests/ (this script) comes from this tree

@@ -110,6 +110,19 @@ def test_words_whisper_made_up_hold_the_pause():
     assert Drafts(Scripted(heard), Turn(0.95)).judge(Audio.silence(1.0)).verdict is F
 
 
+def test_an_amount_whisper_half_believes_at_the_end_holds_the_pause():
+    """Cut at 1.55 s, the real "set a timer for 5 minutes" said "five hours." at 0.60 / 0.51;
+    live it once ended there (a 5-hour timer). An amount ending the words so far is where
+    more may come; other words as unsure end a finished turn as before."""
+    guessed = Transcript("Set a timer for five hours.", words=(
+        ("Set", 0.5), ("a", 0.8), ("timer", 1.0), ("for", 1.0), ("five", 0.60),
+        ("hours.", 0.51)))
+    assert Drafts(Scripted(guessed), Turn(0.97)).judge(Audio.silence(1.0)).verdict is U
+    plain = Transcript("Add milk to my list.", words=(
+        ("Add", 0.6), ("milk", 0.9), ("to", 1.0), ("my", 0.7), ("list.", 0.6)))
+    assert Drafts(Scripted(plain), Turn(0.97)).judge(Audio.silence(1.0)).verdict is F
+
+
 def test_doubtful_words_never_end_a_turn_sooner():
     drafts = Drafts(Scripted("What time is it?", doubt="avg_logprob -0.7"), Turn(0.99))
     assert drafts.judge(Audio.silence(1.0)).verdict is OPEN

@@ -551,6 +551,8 @@ def test_items_nobody_named_are_asked_for_and_the_answer_is_taken(tools):
     ("why does it rain", None),
     ("what does tweet mean", None),
     ("search for new jokes", None),  # the model makes one
+    ("can i have today's date", None),  # the clock's own word: no order
+    ("make me a light roast iced mocha", "shopping"),  # named first: not the lights
     # asking for something nothing here does, not what is generally known
     ("play some jazz", "media"),
     ("can i get a large latte", "shopping"),

@@ -163,9 +163,9 @@ class Topics:
         not in the file: "make me a light roast iced mocha" is an order (its first words),
         not the lights (the real coffee orders heard "I can't reach lights")."""
         found = self.about(text)
-        if any(t.served and not t.when for t in found):
-            return None
         said = unaddressed(tokens(text))
+        if any(t.served and (not t.when or _find(t.terms, said)) for t in found):
+            return None  # "can i have today's date": the date, not an order
         unserved = [t for t in found if not t.served]
         return min(unserved, key=lambda t: min(_find(t.terms, said), default=len(said)),
                    default=None)

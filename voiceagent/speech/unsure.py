@@ -19,13 +19,14 @@ from voiceagent.ports import Transcript
 AMOUNT_FLOOR = 0.5
 
 
-def unsure_amount(heard: Transcript) -> str:
-    """Why an amount in `heard` is a guess ("" when none is): the word and its probability."""
+def unsure_amount(heard: Transcript, *, floor: float = AMOUNT_FLOOR, last: int = 0) -> str:
+    """Why an amount in `heard` (in its `last` words, when given) is a guess ("" when none
+    is): the word and its probability, below `floor`."""
     lex = lexicon()
     amounts = lex.words("number_words") | lex.words("time_units") | {
         u + "s" for u in lex.words("time_units")}
-    for word, probability in heard.words:
+    for word, probability in heard.words[-last:] if last else heard.words:
         parts = [p for p in re.split(r"[-\s]+", word.lower().strip(".,!?;:\"'")) if p]
-        if probability < AMOUNT_FLOOR and any(p in amounts or p[:1].isdigit() for p in parts):
+        if probability < floor and any(p in amounts or p[:1].isdigit() for p in parts):
             return f"unsure of {word.strip(' .,!?')!r} ({probability:.2f})"
     return ""
