@@ -1,4 +1,4 @@
-"""Which real requests are refused at once, without the model (Topics.unknowable), by what a
+"""Which real requests are refused at once, without the model (Topics.cannot), by what a
 request should get (bench/slurp.toml): the refusals it makes right, and the requests to be
 answered in words that it refuses too.
 
@@ -30,7 +30,7 @@ def main() -> int:
     for line in path.read_text().splitlines():
         request = json.loads(line)
         expect = expectation_for(request["intent"], per_intent, per_scenario).expect
-        refused = topics.unknowable(request["sentence"])
+        refused = topics.cannot(request["sentence"])
         counts[(expect, refused is not None)] += 1
         if refused is not None and expect != "refuse":
             wrong.append((expect, request["intent"], request["sentence"]))

@@ -457,11 +457,21 @@ def test_a_real_coffee_order_granted_is_answered_plainly(tools):
 def test_asking_for_what_nothing_here_does_is_refused_without_the_model(tools, request_text,
                                                                        topic):
     """Asked with a note quoting what cannot be done, the 1.5B still made up one answer in six
-    to SLURP's requests on such topics; none is asked of it now, and the refusal is at once."""
+    to SLURP's requests on such topics; with local commands none is asked of it now, and the
+    refusal is at once. Without them ([agent] local_commands off) the model answers it."""
+    from voiceagent.intents import LocalCommands
+
     model = ScriptedChatModel()
-    result, spoken = run(model, tools, request_text)
-    assert spoken == topics_of().topic(topic).reply and not model.requests
+    agent = Agent(model, tools, AgentConfig(), Events(), local=LocalCommands(tools))
+    spoken: list[str] = []
+    result = agent.run_turn([], request_text, on_text=spoken.append)
+    refusal = topics_of().topic(topic).reply
+    said = " ".join(spoken)  # the topic's own sentence, or a template's for the same
+    assert said.split(":")[0] == refusal.split(":")[0] and not model.requests, said
     assert not result.tool_calls
+    model = ScriptedChatModel().enqueue(refusal)
+    _result, said = run(model, tools, request_text)  # no local commands
+    assert len(model.requests) == 1
 
 
 @pytest.mark.parametrize("sentence, refuses_other", [
@@ -559,11 +569,11 @@ def test_items_nobody_named_are_asked_for_and_the_answer_is_taken(tools):
     ("what are my messages", "messages"),
     ("what time is it in London", None),
 ])
-def test_the_live_state_of_what_nothing_here_knows_is_unknowable(said, topic):
+def test_what_nothing_here_can_answer_or_do_is_refused_with_local_commands(said, topic):
     """SLURP's real requests got made-up live state from the 1.5B: "Houston street is busy.",
     "The song on the radio is by The Beatles."; general questions on the same topics are the
     model's to answer."""
-    found = topics_of().unknowable(said)
+    found = topics_of().cannot(said)
     assert (found.name if found else None) == topic
 
 
@@ -585,7 +595,7 @@ def test_a_remark_on_what_nothing_here_serves_is_on_no_topic(said, topics):
     request among its words keeps the topic."""
     assert [t.name for t in topics_of().about(said)] == topics
     if not topics:
-        assert topics_of().unknowable(said) is None  # no local refusal either
+        assert topics_of().cannot(said) is None  # no local refusal either
 
 
 @pytest.mark.parametrize("request_text, answer", [

@@ -171,7 +171,9 @@ class Agent:
         facts = Facts(known=[m.text for m in history] + [user_text],
                       ran_before={m.name for m in history
                                   if m.role == "tool" and m.name and not m.is_error},
-                      private=known.unknowable(user_text),
+                      # with local commands, any request for what nothing here does
+                      private=(known.cannot(user_text) if self.local is not None
+                               else known.unknowable(user_text)),
                       general=not about, named=bool(known.named(user_text)),
                       asked=tuple(about), in_words=self._words_only(said),
                       answering=bool(said.answering),

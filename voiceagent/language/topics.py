@@ -134,18 +134,26 @@ class Topics:
         return next(t for t in self.topics if t.name == name)
 
     def unknowable(self, text: str) -> Topic | None:
-        """The unserved topic of a request nothing here can answer or do, when it is on no
-        served topic but the clock's words for when: one that asks about the user's own world
-        ("what did I tell Susan in my last email", "do I have meetings today") or its live
-        state ("will it be too cold for a dress on sunday", "how is the traffic on houston
-        street now": lexicon "live"), or that asks for anything but general knowledge ("make
-        the living room blue", "euro to u. s. d.", "does pf changs accept takeout orders":
-        asked, the 1.5B made up an answer to one in six of SLURP's). None for questions in a
-        form that asks what is generally known ("what is email?", "why does it rain": lexicon
-        "knowledge_openers") and for remarks."""
+        """The unserved topic a request asks about the user's own world ("what did I tell
+        Susan in my last email", "do I have meetings today") or its live state ("will it be
+        too cold for a dress on sunday", "how is the traffic on houston street now": lexicon
+        "live"), when it is on no served topic but the clock's words for when: nothing here
+        knows the answer. None for general questions ("what is email?", "why does it rain")."""
+        said = tokens(text)
+        if not (_find(self.self_words, said) or lexicon().has("live", said)):
+            return None
+        return self.only_unserved(text)
+
+    def cannot(self, text: str) -> Topic | None:
+        """The unserved topic of a request nothing here can answer or do: `unknowable`, or one
+        that asks of such a topic anything but general knowledge ("play some jazz", "euro to
+        u. s. d.", "does pf changs accept takeout orders": asked, the 1.5B made up an answer
+        to one in six of SLURP's). None for questions in a form that asks what is generally
+        known ("what is email?", "why does it rain": lexicon "knowledge_openers") and for
+        remarks. The local commands answer these without the model."""
         said = tokens(text)
         topic = self.only_unserved(text)
-        if topic is None or _find(self.self_words, said) or lexicon().has("live", said):
+        if topic is None or self.unknowable(text) is not None:
             return topic
         lex = lexicon()
         if topic.knowable:
