@@ -13,6 +13,7 @@ import subprocess
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from pathlib import Path
 
 import pytest
@@ -102,9 +103,13 @@ def heard(path: Path, transcriber) -> list[str]:
 
 def timer_set(said: list[str]) -> bool:
     """The words of "Timer set for 5 minutes." as Whisper hears them off the speaker ("timor
-    set for five minutes", "time reset for five minutes"): read without the word boundaries,
-    which are Whisper's guess, not the answer's."""
-    return "setforfiveminutes" in "".join(said)
+    set for five minutes", "time reset for five minutes", "commerce that for five minutes"):
+    the amount exactly, since it is what the answer is for, and the rest alike letter by
+    letter, since Whisper's word boundaries and first syllables are its guess, not the
+    answer's."""
+    letters = "".join(said)
+    alike = SequenceMatcher(None, "timersetforfiveminutes", letters).ratio()
+    return "fiveminutes" in letters and alike >= 0.7
 
 
 def silent(path: Path) -> bool:
