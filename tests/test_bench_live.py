@@ -207,6 +207,20 @@ def test_verdicts_want_an_honest_refusal_or_a_real_answer() -> None:
     assert verdict(question, "hi", [Final("Hello!", "done"), TurnEnd("done")])["right"] is None
 
 
+def test_a_call_is_judged_as_it_ran_not_as_the_model_wrote_it() -> None:
+    """Live, the model wrote set_timer(label="break") for "set a timer for five"; the call
+    policy left the label out, and the timer was right: the verdict must say so."""
+    timer = _clip_of("command", tool="set_timer", args={"duration": 300})
+    events = [ToolCallStart("1", "set_timer", {"duration": "5 minutes", "label": "break"}),
+              ToolResult("1", "set_timer", "Timer set for 5 minutes.", False, 0.01,
+                         ran={"duration": "5 minutes"}),
+              Final("Timer set for 5 minutes.", "done"), TurnEnd("done")]
+    judged = verdict(timer, "Set a timer for five minutes.", events)
+    assert judged["right"] is True and not judged["problems"]
+    as_written = [events[0], ToolResult("1", "set_timer", "Timer set.", False, 0.01), *events[2:]]
+    assert verdict(timer, "Set a timer for five minutes.", as_written)["right"] is False
+
+
 def test_event_clock_groups_events_into_the_turns_that_started_after_a_time() -> None:
     import time
 

@@ -16,7 +16,7 @@ from voiceagent.agent.events import Event
 from voiceagent.agent.messages import ToolCall
 from voiceagent.assistant import Assistant
 from voiceagent.bench.cases import Setup
-from voiceagent.bench.observed import Call, Observed, Pending
+from voiceagent.bench.observed import Call, Observed, Pending, calls_from_events
 from voiceagent.errors import VoiceAgentError
 
 
@@ -79,15 +79,7 @@ def _calls(recorded: list[dict[str, Any]], events: list[Event]) -> tuple[Call, .
     if recorded:
         return tuple(Call(c["name"], dict(c.get("args") or {}), str(c.get("result", "")),
                           bool(c.get("error"))) for c in recorded)
-    results = {e.fields.get("id"): e.fields for e in events if e.type == "tool_result"}
-    calls = []
-    for e in events:
-        if e.type == "tool_call":
-            done = results.get(e.fields.get("id"), {})
-            args = done.get("ran") or e.fields.get("args") or {}  # as it ran
-            calls.append(Call(str(e.fields.get("name")), dict(args),
-                              str(done.get("result", "")), bool(done.get("error"))))
-    return tuple(calls)
+    return calls_from_events(events)
 
 
 def _lists(data: Path, aliases: dict[str, str]) -> tuple[tuple[str, tuple[str, ...]], ...]:

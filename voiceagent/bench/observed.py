@@ -3,8 +3,11 @@ after. Built by observe.py from a live turn (or read back from saved JSON), read
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from voiceagent.agent.events import Event
 
 
 @dataclass(frozen=True)
@@ -17,6 +20,21 @@ class Call:
     error: bool = False
     writes: bool = False
     """The tool changes something (its registry flag): a write on a request nothing serves."""
+
+
+def calls_from_events(events: Sequence[Event]) -> tuple[Call, ...]:
+    """The turn's tool calls from its events, each with the arguments it ran with: the call
+    policy may leave out what nobody said (a timer label "break"), and what was done is
+    what is judged, not what the model first wrote."""
+    results = {e.fields.get("id"): e.fields for e in events if e.type == "tool_result"}
+    calls = []
+    for e in events:
+        if e.type == "tool_call":
+            done = results.get(e.fields.get("id"), {})
+            args = done.get("ran") or e.fields.get("args") or {}
+            calls.append(Call(str(e.fields.get("name")), dict(args),
+                              str(done.get("result", "")), bool(done.get("error"))))
+    return tuple(calls)
 
 
 @dataclass(frozen=True)

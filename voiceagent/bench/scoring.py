@@ -13,7 +13,7 @@ from voiceagent.bench.cases import REFUSE, Case
 from voiceagent.bench.clips import Clip
 from voiceagent.bench.judge import judge
 from voiceagent.bench.matching import normal
-from voiceagent.bench.observed import Call, Observed
+from voiceagent.bench.observed import Observed, calls_from_events
 from voiceagent.frontends import asks_back
 
 
@@ -27,17 +27,10 @@ def slot_recall(slots: Sequence[str], transcript: str) -> tuple[int, list[str]]:
 
 def observed(events: Sequence[Event]) -> Observed:
     """What one turn did, from its events: tool calls with their results, the answer."""
-    results = {e.fields.get("id"): e.fields for e in events if e.type == "tool_result"}
-    calls = []
-    for e in events:
-        if e.type == "tool_call":
-            done = results.get(e.fields.get("id"), {})
-            calls.append(Call(str(e.fields.get("name")), dict(e.fields.get("args") or {}),
-                              str(done.get("result", "")), bool(done.get("error"))))
     answer = next((str(e.fields.get("text", "")) for e in events if e.type == "final"), "")
     stop = next((str(e.fields.get("stop", "")) for e in events if e.type == "turn_end"),
                 "timeout")
-    return Observed(answer=answer, calls=tuple(calls), stop=stop,
+    return Observed(answer=answer, calls=calls_from_events(events), stop=stop,
                     local=any(e.type == "local_command" for e in events),
                     llm_requests=sum(e.type == "request" for e in events))
 
