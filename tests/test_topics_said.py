@@ -38,6 +38,20 @@ def test_a_number_beside_what_nothing_here_serves_is_no_sum(said, topics):
     assert [t.name for t in topics_of().about(said)] == topics
 
 
+@pytest.mark.parametrize("said, topics", [
+    ("what do you think of the three laws of robotics", []),  # SLURP devel: -> calculate
+    ("who was the twenty fifth president of the united states of america", []),
+    ("is the twenty third of april a saturday", ["clock"]),
+    ("what's 17 and 25", ["sums"]),  # two amounts are a sum by themselves
+    ("what is half of 90", ["sums"]),
+    ("what is 9 squared", ["sums"]),  # one, with a word of a sum
+])
+def test_one_amount_in_a_question_is_a_count_not_a_sum(said, topics):
+    """Offered the calculator for "the three laws of robotics", the 1.5B called it and the
+    answer was "Sorry, I couldn't do that."; in a fresh session it explains the laws."""
+    assert [t.name for t in topics_of().about(said)] == topics
+
+
 def test_a_rate_stated_is_a_claim_nothing_here_backs():
     facts = Facts(request="tell me the exchange rate of ten dollar to euro")
     assert unbacked("The exchange rate is about 0.85 euros to the dollar.", facts)

@@ -54,8 +54,10 @@ class Topic:
     terms: Terms = ()
     claims: Terms = ()
     numbers: bool = False
-    """Any number said in a question or request puts it on this topic (sums); in a remark
-    ("I parked on level four") it does not."""
+    """Amounts said in a question or request put it on this topic (sums), two of them when
+    no term of it is said ("what's 17 and 25"); one is a count in a question of knowledge
+    ("who were the three musketeers": offered the calculator, the 1.5B called it for "the
+    three laws of robotics"); in a remark ("I parked on level four") none do."""
     conversation: bool = False
     """Its state may rest on results earlier in the conversation, not only this turn's."""
     reply: str = ""
@@ -95,9 +97,23 @@ def _spans(terms: Terms, said: Sequence[str]) -> list[tuple[int, int]]:
             if tuple(said[i:i + len(t)]) == t]
 
 
-def _has_number(said: Sequence[str], number_words: frozenset[str]) -> bool:
-    return any(re.fullmatch(r"\d+(?:[.,/]\d+)?(?:st|nd|rd|th)?", w) or w in number_words
-               for w in said)
+def _is_number(word: str, number_words: frozenset[str]) -> bool:
+    return bool(re.fullmatch(r"\d+(?:[.,/]\d+)?(?:st|nd|rd|th)?", word)) or word in number_words
+
+
+def _amounts(said: Sequence[str], number_words: frozenset[str]) -> int:
+    """How many amounts `said` names: runs of number words ("twenty five" is one, "17 and
+    25" two)."""
+    runs, before = 0, False
+    for word in said:
+        now = _is_number(word, number_words)
+        runs += now and not before
+        before = now
+    return runs
+
+
+SUM_AMOUNTS = 2
+"""Amounts that make a request a sum by themselves, with no word of a sum said."""
 
 
 @dataclass(frozen=True)
@@ -194,14 +210,18 @@ class Topics:
                  and lexicon().has("asking_to_do", said) and bool(lengths_said(text)))
         unserved = any(not t.served for t in named)  # "one euro in dollars" is no sum
         found = [t for t in self.topics if t in named
-                 or (t.numbers and _has_number(said, self.number_words) and asks
-                     and not unserved)
+                 or (t.numbers and asks and not unserved and self._amounts(said) >= SUM_AMOUNTS)
                  or (t.lengths and timed)]
         if found and not any(t.served for t in found) and not asks and is_remark(said):
             return []  # a remark about the user's day, not a request nothing here serves
         if lexicon().has("creations", said):  # "give me a joke", "search for new jokes":
             return [t for t in found if t.served]  # the model makes it, nothing is ordered
         return found
+
+    def _amounts(self, said: Sequence[str]) -> int:
+        """The amounts a request names; the last result counts as one when it refers back
+        to it ("now add a hundred to that")."""
+        return _amounts(said, self.number_words) + lexicon().has("refers_back", said)
 
     def on_topic(self, tool: str, text: str) -> bool | None:
         """Whether `text` speaks of what `tool` is for; None when no topic names the tool."""
