@@ -45,6 +45,9 @@ def test_a_number_beside_what_nothing_here_serves_is_no_sum(said, topics):
     ("what's 17 and 25", ["sums"]),  # two amounts are a sum by themselves
     ("what is half of 90", ["sums"]),
     ("what is 9 squared", ["sums"]),  # one, with a word of a sum
+    ("what is 345 + 789", ["sums"]),  # written: the sign is no word, the two numbers are
+    ("what's 100 / 4", ["sums"]),
+    ("wake me at 7:30", ["timers"]),  # a clock time is one amount
 ])
 def test_one_amount_in_a_question_is_a_count_not_a_sum(said, topics):
     """Offered the calculator for "the three laws of robotics", the 1.5B called it and the

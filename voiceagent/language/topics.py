@@ -97,19 +97,18 @@ def _spans(terms: Terms, said: Sequence[str]) -> list[tuple[int, int]]:
             if tuple(said[i:i + len(t)]) == t]
 
 
-def _is_number(word: str, number_words: frozenset[str]) -> bool:
-    return bool(re.fullmatch(r"\d+(?:[.,/]\d+)?(?:st|nd|rd|th)?", word)) or word in number_words
+_WRITTEN_AMOUNT = re.compile(r"\d+(?:[.,:/]\d+)*")
 
 
-def _amounts(said: Sequence[str], number_words: frozenset[str]) -> int:
-    """How many amounts `said` names: runs of number words ("twenty five" is one, "17 and
-    25" two)."""
+def _amounts(text: str, said: Sequence[str], number_words: frozenset[str]) -> int:
+    """How many amounts `text` names: numbers written in digits ("345 + 789" two, "7:30"
+    one) and runs of number words ("twenty five" one, "seventeen and twenty five" two)."""
     runs, before = 0, False
     for word in said:
-        now = _is_number(word, number_words)
+        now = word in number_words
         runs += now and not before
         before = now
-    return runs
+    return len(_WRITTEN_AMOUNT.findall(text)) + runs
 
 
 SUM_AMOUNTS = 2
@@ -210,7 +209,8 @@ class Topics:
                  and lexicon().has("asking_to_do", said) and bool(lengths_said(text)))
         unserved = any(not t.served for t in named)  # "one euro in dollars" is no sum
         found = [t for t in self.topics if t in named
-                 or (t.numbers and asks and not unserved and self._amounts(said) >= SUM_AMOUNTS)
+                 or (t.numbers and asks and not unserved
+                     and self._amounts(text, said) >= SUM_AMOUNTS)
                  or (t.lengths and timed)]
         if found and not any(t.served for t in found) and not asks and is_remark(said):
             return []  # a remark about the user's day, not a request nothing here serves
@@ -218,10 +218,10 @@ class Topics:
             return [t for t in found if t.served]  # the model makes it, nothing is ordered
         return found
 
-    def _amounts(self, said: Sequence[str]) -> int:
+    def _amounts(self, text: str, said: Sequence[str]) -> int:
         """The amounts a request names; the last result counts as one when it refers back
         to it ("now add a hundred to that")."""
-        return _amounts(said, self.number_words) + lexicon().has("refers_back", said)
+        return _amounts(text, said, self.number_words) + lexicon().has("refers_back", said)
 
     def on_topic(self, tool: str, text: str) -> bool | None:
         """Whether `text` speaks of what `tool` is for; None when no topic names the tool."""
