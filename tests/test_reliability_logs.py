@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -119,15 +122,45 @@ def test_kiosk_log_stays_small_while_sound_is_gone_and_it_recovers(
         time.sleep(float(os.environ.get("VOICEAGENT_SOUND_GONE_S", "20")))
         grown = log.stat().st_size - size_before
         pulse.start()
-        wait_for(log, b"is back", 30, app)
-        pulse.play_into_mic(speech("What is two plus two?"))
-        wait_for(log, b"answered: ", 120, app)
+        with stacks_on_failure(app, log):
+            wait_for(log, b"is back", 60, app)
+            pulse.play_into_mic(speech("What is two plus two?"))
+            wait_for(log, b"answered: ", 120, app)
     finally:
-        app.terminate()
-        app.wait(timeout=30)
+        stop(app, log)
     print(f"log grew {grown} bytes while the sound server was gone")  # for the README (-s)
     assert grown < 100_000, grown
     assert app.returncode == 0
+
+
+@contextmanager
+def stacks_on_failure(app: subprocess.Popen[bytes], log: Path) -> Iterator[None]:
+    """On a failed wait, the kiosk's threads' stacks (SIGUSR1: stderr_limit.py) in the
+    failure: once in CI the microphone was never reported gone nor back, and the kiosk
+    then ignored SIGTERM for 30 s."""
+    try:
+        yield
+    except AssertionError as exc:
+        if app.poll() is None:
+            app.send_signal(signal.SIGUSR1)
+            time.sleep(2.0)
+        tail = log.read_bytes()[-12000:].decode(errors="replace")
+        raise AssertionError(f"{exc}\n--- the kiosk's log with its stacks ---\n{tail}") from None
+
+
+def stop(app: subprocess.Popen[bytes], log: Path) -> None:
+    """SIGTERM, then (with the stacks in the log) SIGKILL, so a stuck kiosk fails this test
+    alone and leaves no process behind for the next."""
+    app.terminate()
+    try:
+        app.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        app.send_signal(signal.SIGUSR1)
+        time.sleep(2.0)
+        app.kill()
+        app.wait(timeout=30)
+        raise AssertionError("the kiosk ignored SIGTERM for 30 s:\n"
+                             + log.read_bytes()[-12000:].decode(errors="replace")) from None
 
 
 def wait_for(path: Path, pattern: bytes, timeout: float,
@@ -142,3 +175,16 @@ def wait_for(path: Path, pattern: bytes, timeout: float,
         time.sleep(0.2)
     raise AssertionError(f"no {pattern!r} within {timeout} s:\n"
                          + path.read_bytes()[-3000:].decode(errors="replace"))
+
+
+def test_sigusr1_writes_every_threads_stack_and_the_process_goes_on() -> None:
+    """`kill -USR1` on a kiosk that seems stuck shows where each thread is, in its log."""
+    code = ("import os, signal\n"
+            "from voiceagent.stderr_limit import limit_native_stderr\n"
+            "limit_native_stderr()\n"
+            "os.kill(os.getpid(), signal.SIGUSR1)\n"
+            "print('still running', flush=True)\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
+                          timeout=60)
+    assert done.returncode == 0 and b"still running" in done.stdout
+    assert b"most recent call first" in done.stderr and b"<string>" in done.stderr

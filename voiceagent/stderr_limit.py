@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import faulthandler
 import os
+import signal
 import sys
 import threading
 import time
@@ -118,6 +119,8 @@ class StderrLimit:
         self._saved_stderr = sys.stderr
         sys.stderr = self.python_stderr  # our own log lines are not the flood: unlimited
         faulthandler.enable(self.python_stderr)  # a crash report must not wait on the reader
+        # `kill -USR1 PID`: every thread's stack into the log, for a kiosk that seems stuck
+        faulthandler.register(signal.SIGUSR1, self.python_stderr, all_threads=True)
         self._thread = threading.Thread(target=self._drain, name="stderr-limit", daemon=True)
         self._thread.start()
 
@@ -139,6 +142,7 @@ class StderrLimit:
         sys.stderr = self._saved_stderr
         if faulthandler.is_enabled():
             faulthandler.enable(sys.stderr)
+        faulthandler.register(signal.SIGUSR1, sys.stderr, all_threads=True)
         self.python_stderr.close()
 
 

@@ -26,6 +26,8 @@ log = logging.getLogger(__name__)
 
 STALL_S = 2.0
 """No block for this long means the device has gone away."""
+CLOSE_S = 5.0
+"""How long closing a stream may take before it is left to itself."""
 QUEUE_BLOCKS = int(60_000 / BLOCK_MS)
 """A minute of audio may wait unread (while the kiosk loop is busy answering)."""
 
@@ -132,6 +134,17 @@ class MicStream:
         return kept
 
     def close(self) -> None:
+        """Stop and release the stream, waiting at most CLOSE_S: on a sound server that
+        died under it, PortAudio's abort can wait for ever on its audio thread, and a kiosk
+        must still reopen its microphone, or exit when told to."""
+        closer = threading.Thread(target=self._close, name="mic-close", daemon=True)
+        closer.start()
+        closer.join(CLOSE_S)
+        if closer.is_alive():
+            log.warning("microphone %r did not close within %.0f s; left behind",
+                        self.name, CLOSE_S)
+
+    def _close(self) -> None:
         try:
             self._stream.abort()
             self._stream.close()
