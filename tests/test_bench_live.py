@@ -73,6 +73,18 @@ def test_reply_onset_skips_a_chime_and_clicks_but_not_a_plosive_gap() -> None:
     assert reply_onset(_clip((0.5, 0.0), (0.16, 0.3), (1.0, 0.0)), RATE) is None
 
 
+def test_reply_onset_is_the_first_word_even_a_short_one() -> None:
+    """piper's "I can't order or buy things:": "I" 0.09 s, a 0.06 s gap, "can't" 0.2 s, a
+    0.07 s gap, "order ...": the reply is heard from the "I" (the rule with 50 ms gaps said
+    "order", 0.42 s later)."""
+    samples = _clip((0.18, 0.0), (0.09, 0.3), (0.06, 0.0), (0.2, 0.3), (0.07, 0.0),
+                    (0.31, 0.3), (0.5, 0.0))
+    assert reply_onset(samples, RATE) == pytest.approx(0.18, abs=FRAME_S)
+    # a chime and a click, 0.19 s of sound in all, are still no reply
+    assert reply_onset(_clip((0.5, 0.0), (0.16, 0.3), (0.1, 0.0), (0.03, 0.3), (1.0, 0.0)),
+                       RATE) is None
+
+
 # --- where the words are in real recordings -----------------------------------------------------
 
 

@@ -42,22 +42,26 @@ def speech_span(samples: np.ndarray, rate: int, relative: float = 0.1) -> tuple[
 
 
 REPLY_S = 0.25
-"""A reply is the first sound at the speaker lasting this long (the chime is 0.16 s)."""
-REPLY_GAP_S = 0.05
-"""Quieter gaps up to this long do not break that sound (a plosive's closure)."""
+"""A reply is the first sound holding this much sound at the speaker (the chime is 0.16 s)."""
+REPLY_GAP_S = 0.1
+"""Quieter gaps up to this long do not break that sound: a plosive's closure, the pause
+between words ("I | can't | order": piper's gaps are 0.06-0.09 s). At 0.05 s the rule read the
+reply "I can't order or buy things:" as starting at "order", 0.4 s after the "I"."""
 
 
 def reply_onset(samples: np.ndarray, rate: int, level: float = LOUD) -> float | None:
-    """Seconds from the start of `samples` to the first sound lasting REPLY_S (gaps up to
-    REPLY_GAP_S allowed): a spoken reply, not a chime or a click. The same rule for every
-    assistant measured (the peer's README fixes it so)."""
+    """Seconds from the start of `samples` to the first sound holding REPLY_S of loud frames
+    (gaps up to REPLY_GAP_S allowed, not counted): a spoken reply, not a chime or a click.
+    The same rule for every assistant measured (the peer's README fixes it so)."""
     loud = envelope(samples, rate) > level
     need, gap = round(REPLY_S / FRAME_S), round(REPLY_GAP_S / FRAME_S)
     start = last = None
+    held = 0
     for i in np.flatnonzero(loud).tolist():
         if start is None or last is None or i - last > gap + 1:
-            start = i
+            start, held = i, 0
         last = i
-        if last - start + 1 >= need:
+        held += 1
+        if held >= need:
             return float(start * FRAME_S)
     return None
