@@ -86,10 +86,10 @@ class SpeechOutput:
                 if item is None:
                     break
                 first = True
-                pieces = first_clause(item) if opening else (item, "")
+                pieces = [p for p in (first_clause(item) if opening else (item,)) if p]
                 opening = False
                 for piece in pieces:
-                    for clip in self._synthesizer.synthesize(speakable(piece)) if piece else ():
+                    for clip in self._synthesizer.synthesize(speakable(piece)):
                         if self._cancelled.is_set():
                             break
                         self._clips.put((item if first else None, clip))

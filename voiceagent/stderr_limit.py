@@ -142,7 +142,7 @@ class StderrLimit:
         sys.stderr = self._saved_stderr
         if faulthandler.is_enabled():
             faulthandler.enable(sys.stderr)
-        faulthandler.register(signal.SIGUSR1, sys.stderr, all_threads=True)
+        faulthandler.unregister(signal.SIGUSR1)  # its file is closed next
         self.python_stderr.close()
 
 

@@ -100,7 +100,7 @@ def _spans(terms: Terms, said: Sequence[str]) -> list[tuple[int, int]]:
 _WRITTEN_AMOUNT = re.compile(r"\d+(?:[.,:/]\d+)*")
 
 
-def _amounts(text: str, said: Sequence[str], number_words: frozenset[str]) -> int:
+def _amounts_in(text: str, said: Sequence[str], number_words: frozenset[str]) -> int:
     """How many amounts `text` names: numbers written in digits ("345 + 789" two, "7:30"
     one) and runs of number words ("twenty five" one, "seventeen and twenty five" two)."""
     runs, before = 0, False
@@ -221,7 +221,7 @@ class Topics:
     def _amounts(self, text: str, said: Sequence[str]) -> int:
         """The amounts a request names; the last result counts as one when it refers back
         to it ("now add a hundred to that")."""
-        return _amounts(text, said, self.number_words) + lexicon().has("refers_back", said)
+        return _amounts_in(text, said, self.number_words) + lexicon().has("refers_back", said)
 
     def on_topic(self, tool: str, text: str) -> bool | None:
         """Whether `text` speaks of what `tool` is for; None when no topic names the tool."""
