@@ -107,3 +107,15 @@ def test_a_declined_request_on_the_clocks_words_alone_may_be_answered_from_knowl
         assert tell_model(note, tools=tools) in told
     finally:
         box.close()
+
+
+@pytest.mark.parametrize("text, about", [
+    ("can you please let me know the next four scheduled trains to chicago", ["navigation"]),
+    ("find my thai takeaways around grass market", ["shopping"]),
+    ("what is 12 plus 7", ["sums"]),
+    ("what time is it", ["clock"]),
+])
+def test_a_plural_of_a_term_is_on_its_topic(text, about):
+    """Terms are listed once: "trains" was no navigation word, only "train" was, so the
+    request went to the model as a general one (SLURP devel)."""
+    assert [t.name for t in topics_of().about(text)] == about

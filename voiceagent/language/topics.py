@@ -29,6 +29,7 @@ from voiceagent.language.asking import (
 from voiceagent.language.data_file import load_data
 from voiceagent.language.lengths import lengths_said
 from voiceagent.language.lexicon import lexicon, tokens
+from voiceagent.language.plural import singular
 
 Terms = tuple[tuple[str, ...], ...]
 
@@ -186,7 +187,7 @@ class Topics:
         not in the file: "make me a light roast iced mocha" is an order (its first words),
         not the lights (the real coffee orders heard "I can't reach lights")."""
         found = self.about(text)
-        said = unaddressed(tokens(text))
+        said = self._as_terms(unaddressed(tokens(text)))
         if any(t.served and (not t.when or _find(t.terms, said)) for t in found):
             return None  # "can i have today's date": the date, not an order
         unserved = [t for t in found if not t.served]
@@ -274,8 +275,21 @@ class Topics:
 
     def _named(self, said: Sequence[str], asks: bool) -> list[Topic]:
         """The topics whose words are said; their `asked` words count only when it asks."""
+        said = self._as_terms(said)
         return [t for t in self.topics
                 if _find(t.terms, said) or (asks and _find(t.asked, said))]
+
+    @functools.cached_property
+    def _one_word_terms(self) -> frozenset[str]:
+        return frozenset(term[0] for t in self.topics for term in (*t.terms, *t.asked)
+                         if len(term) == 1)
+
+    def _as_terms(self, said: Sequence[str]) -> list[str]:
+        """`said` with the plural of a one-word term read as that term (the files list terms
+        once: "the next four scheduled trains to chicago" is on navigation's "train"); a word
+        that is a term itself stays as it is ("news", "tracks")."""
+        terms = self._one_word_terms
+        return [w if w in terms or singular(w) not in terms else singular(w) for w in said]
 
     def refuses_other(self, sentence: str, asked: Sequence[Topic]) -> Topic | None:
         """The unserved topic a refusal names that the request did not speak of ("Sorry, I
