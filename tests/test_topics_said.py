@@ -119,3 +119,30 @@ def test_a_plural_of_a_term_is_on_its_topic(text, about):
     """Terms are listed once: "trains" was no navigation word, only "train" was, so the
     request went to the model as a general one (SLURP devel)."""
     assert [t.name for t in topics_of().about(text)] == about
+
+
+@pytest.mark.parametrize("text, refused", [
+    ("i'd like to hear some reggae please", "media"),
+    ("resume my audiobook at chapter three", "media"),
+    ("tune into the morning broadcast", "media"),
+    ("could you brew a pot for me", "devices"),
+    ("can you make the living room darker", "devices"),
+    ("start cleaning the hallway", "devices"),
+    ("are there good pubs in my area", "navigation"),
+    ("show me the way to get to the station", "navigation"),
+    ("what's happening in local politics", "news"),
+    ("is it going to be overcast later", "weather"),
+    # a question of what is generally known on the same words is the model's
+    ("what is reggae", None),
+    ("why is the sky dark at night", None),
+    ("who invented the cinema", None),
+    ("how does a coffee maker brew", None),
+])
+def test_what_nothing_here_does_is_known_by_its_words(text, refused):
+    """The words of music, audiobooks and the radio, of rooms and their appliances, of
+    places near the user and of what is happening now: on no topic, such requests went to
+    the model, which made up an answer ("You can go to West Chester's Waterfront Park for
+    drinks.", "To prepare coffee, start by filling the coffee pot with water.") or granted
+    them (SLURP devel)."""
+    topic = topics_of().cannot(text)
+    assert (topic.name if topic else None) == refused

@@ -530,9 +530,12 @@ def test_a_verb_of_doing_is_counted_from_where_the_promise_ends(sentence, done):
 
 def test_agreeing_to_brew_what_nothing_here_makes_is_answered_plainly(tools):
     model = ScriptedChatModel().enqueue(
-        "Sure, I can help you make a triple shot Americano with sugar and cream.")
-    _r, spoken = run(model, tools, "Brew a triple shot Americano with sugar and a lot of cream.")
+        "Sure, I can help you make a triple shot Americano with sugar and cream.").enqueue(
+        "Sure, I can make you a triple shot Americano.")
+    _r, spoken = run(model, tools, "Whip up a triple shot Americano with sugar and lots of cream.")
     assert spoken == say("cannot")
+    _r, spoken = run(model, tools, "Brew a triple shot Americano with sugar and a lot of cream.")
+    assert spoken == topics_of().topic("shopping").reply  # an order: no model
     model.assert_consumed()
 
 
