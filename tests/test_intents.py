@@ -443,6 +443,8 @@ NOT_COMMANDS = [
     # run out of what is nothing to buy
     "I'm out of ideas", "we ran out of time", "my phone is out of battery",
     "we're out of town this weekend",
+    # a search for what the model makes itself: a joke, a poem
+    "search for new jokes", "find me a funny poem on the internet",
 ]
 
 

@@ -186,7 +186,8 @@ class LocalCommands:
             else:
                 args[entity.name] = entity.value
         if tool is None:
-            if intent.startswith("unsupported_") and slots.mentions_own_tools(said):
+            if intent.startswith("unsupported_") and (slots.mentions_own_tools(said)
+                                                       or slots.yields_to_the_model(reply, said)):
                 return None
             return _Candidate(LocalMatch(intent, None, {}, reply), (result.text_chunks_matched,
                                                                     -wild))

@@ -10,6 +10,7 @@ import re
 
 from voiceagent.intents.slots.text import Args, is_term, strip_edges, without_articles
 from voiceagent.language import lexicon, tokens
+from voiceagent.language.topics import topics_of
 
 
 def contact(text: str) -> Args | None:
@@ -46,3 +47,12 @@ def mentions_own_tools(text: str) -> bool:
     own = lex.find("own_tools", said)
     shadowed = {i for start, end in lex.find("not_own_tools", said) for i in range(start, end)}
     return any(start not in shadowed for start, _end in own)
+
+
+def yields_to_the_model(reply: str, text: str) -> bool:
+    """A refusal (its `reply`) on a topic whose questions the model may know (topics.yaml
+    `knowable`: a web search) is no refusal of what the model makes itself (lexicon
+    "creations"): "search for new jokes" asks for a joke, "find me the best knock knock joke
+    on the internet" too."""
+    topic = next((t for t in topics_of().topics if t.reply == reply), None)
+    return topic is not None and topic.knowable and lexicon().has("creations", tokens(text))
