@@ -471,3 +471,85 @@ def test_a_question_only_for_a_request_about_that_tool(tools):
     agent, _ = make(model, tools)
     _result, spoken = run(agent, "Set an alarm.")
     assert spoken == "For what time?"
+
+
+def test_a_follow_up_reads_what_the_last_exchange_did(tools):
+    """"How much time is left on it?" after "Actually make it 15" (a follow-up that reset
+    the timer, and names no timer itself): the 1.5B's list_timers was refused as off the
+    topic, and the user heard "Sorry, I couldn't do that."."""
+    from voiceagent.intents import LocalCommands
+
+    model = ScriptedChatModel().enqueue(calls(("list_timers", {}))).enqueue(
+        "About 15 minutes are left.")
+    agent, rec = make(model, tools, local=LocalCommands(tools))
+    history: list[Message] = []
+    for text in ("Set a timer for 10 minutes.", "Actually, make it 15."):
+        history.extend(agent.run_turn(history, text).messages)
+    result = agent.run_turn(history, "How much time is left on it?")
+    ran = [m for m in result.messages if m.role == "tool"]
+    assert len(ran) == 1 and not ran[0].is_error and "15 minute" in ran[0].text
+
+
+def test_one_of_the_items_just_added_taken_off_by_name(tools):
+    """"Take the bread off" right after "add eggs and bread to the shopping list": no list
+    named, so no template took it, and the 1.5B asked what it meant."""
+    from voiceagent.intents import LocalCommands
+
+    agent, _ = make(ScriptedChatModel(), tools, local=LocalCommands(tools))
+    history: list[Message] = []
+
+    def say(text: str) -> str:
+        spoken: list[str] = []
+        result = agent.run_turn(history, text, on_text=spoken.append)
+        history.extend(result.messages)
+        return " ".join(spoken).strip()
+
+    assert say("Add eggs and bread to the shopping list.") == (
+        "Added eggs and bread to your new shopping list.")
+    assert say("Take the bread off.") == "Removed bread from your shopping list."
+    assert say("Put it back.") == "Added bread to your shopping list."
+    assert say("Add milk and cheese to the shopping list.").startswith("Added milk and cheese")
+    assert say("Actually remove the cheese from it.") == (
+        "Removed cheese from your shopping list.")
+    assert tools.get("read_list")(list_name="shopping") == (
+        "Your shopping list has 3 items: eggs, bread and milk.")
+
+
+def test_it_and_them_take_the_topic_of_the_last_exchange(tools):
+    """"Clear it" right after the shopping list was read out, "cancel all of them" right
+    after the alarms: on no topic of their own, the model was offered no tool, and said
+    "Shopping list cleared." / "All alarms have been cancelled." with no call."""
+    from voiceagent.intents import LocalCommands
+
+    agent, _ = make(ScriptedChatModel(), tools, local=LocalCommands(tools))
+    history: list[Message] = []
+
+    def say(text: str, model: ScriptedChatModel | None = None) -> TurnResult:
+        if model is not None:
+            agent.model = model
+        result = agent.run_turn(history, text)
+        history.extend(result.messages)
+        return result
+
+    say("Add milk and eggs to my shopping list.")
+    say("What's on my shopping list?")
+    model = ScriptedChatModel().enqueue(calls(("clear_list", {"list_name": "shopping"})))
+    model.enqueue("Done.")
+    say("Clear it.", model)
+    assert model.requests[0].tool_choice == "auto" and model.requests[0].tools
+    assert "no items" in tools.get("read_list")(list_name="shopping").lower() or \
+        "empty" in tools.get("read_list")(list_name="shopping").lower()
+    say("Set an alarm for 7 am.")
+    say("Set an alarm for 8 am.")
+    say("What alarms do I have?")
+    model = ScriptedChatModel().enqueue(calls(("cancel_timer", {"which": "all"})))
+    model.enqueue("Done.")
+    say("Cancel all of them.", model)
+    assert tools.get("list_timers")() == "You have no timers or alarms set."
+    say("What time is it?")  # nothing of ours named: "clear it" clears nothing
+    say("Add bread to my shopping list.")
+    say("Who wrote Hamlet?", ScriptedChatModel().enqueue("Shakespeare."))
+    model = ScriptedChatModel().enqueue(calls(("clear_list", {"list_name": "shopping"})))
+    model.enqueue("I can't do that.").enqueue("Clear what?")
+    say("Clear it.", model)
+    assert "bread" in tools.get("read_list")(list_name="shopping")

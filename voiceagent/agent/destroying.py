@@ -32,11 +32,14 @@ def _with_object(said: Sequence[str]) -> Iterator[tuple[int, bool]]:
         yield start, not vague
 
 
-def clearly_asked_to_destroy(utterance: str) -> bool:
+def clearly_asked_to_destroy(utterance: str, named: str = "") -> bool:
     """True when the user used a deleting verb with an object ("clear my list", "forget this
-    conversation", "start over", "I don't need the timer any more, cancel it")."""
+    conversation", "start over", "I don't need the timer any more, cancel it"); "it" may
+    point at what `named` (the last exchange, when the user refers back to it) spoke of:
+    "clear it" right after the shopping list was read out."""
     lex = lexicon()
     said = tokens(utterance)
+    owned = lex.has("own_things", said) or lex.has("own_things", tokens(named))
     for start, real in _with_object(said):
         if real and not _negated(said, start):
             return True
@@ -45,7 +48,7 @@ def clearly_asked_to_destroy(utterance: str) -> bool:
             return True
     for start, end in lex.find("destroy", said):  # "cancel it" where "it" was named
         if (tuple(said[end:end + 1]) in lex.terms("vague") or said[end:end + 1] == ["them"]) \
-                and lex.has("own_things", said) and not _negated(said, start):
+                and owned and not _negated(said, start):
             return True
     return False
 

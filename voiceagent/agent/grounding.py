@@ -110,7 +110,7 @@ def ground(tool: Tool, args: dict[str, Any], utterance: str, *, earlier: str = "
     turn is the reply to it ("Remind me to buy milk." "For what time?" "At seven."): it
     counts for writes too.
     """
-    if tool.destroys and not template and not clearly_asked_to_destroy(utterance):
+    if tool.destroys and not template and not clearly_asked_to_destroy(utterance, answering):
         # asked not to delete ("Don't clear the list yet") and tried anyway: say it was kept
         return Grounding(ask=say("kept") if asked_not_to_destroy(utterance) else "", error=(
             f"Error: not run. The user did not ask to delete or forget anything, and "

@@ -50,7 +50,7 @@ from voiceagent.agent.voice import Voice
 from voiceagent.config import AgentConfig
 from voiceagent.errors import ChatError
 from voiceagent.language import lexicon, tokens
-from voiceagent.language.topics import topics_of
+from voiceagent.language.topics import Topic, topics_of
 from voiceagent.ports import Approver, ChatModel
 
 __all__ = ["Agent", "CallDone", "LocalMatch", "LocalMatcher", "Stop", "TurnResult"]
@@ -132,10 +132,11 @@ class Agent:
         request will send them. `stop` ends it sooner (a turn began: agent/foreground.py)."""
         enough = stop or threading.Event()  # stop at the first token: the prompt is cached
         try:
-            said = Said(words, answering=answering(history), last_request=last_request(history))
+            said = Said(words, answering=answering(history),
+                        last_request=last_request(history), last_results=last_results(history))
             if not words:
                 user_text = warm_turn()
-            elif self._words_only(said):  # the turn's first request has the note too
+            elif self._words_only(said, self._about(said)):  # the first request has the note
                 user_text = with_note(words, words_note(words), first=True)
             else:
                 user_text = words
@@ -148,13 +149,24 @@ class Agent:
         except Exception as exc:  # in the background, e.g. its client closed at exit
             log.debug("warm-up request stopped: %s", exc)
 
-    def _words_only(self, said: Said) -> bool:
+    @staticmethod
+    def _about(said: Said) -> list[Topic]:
+        """The topics of the request; for one on none that points back at the last exchange
+        ("clear it" after the list was read out, "cancel all of them" after the alarms),
+        the topics of that exchange: what the user said then and what its tools answered."""
+        known = topics_of()
+        about = known.about(said.now)
+        if about or not lexicon().has("refers_back", said.now):
+            return about
+        return known.about(f"{said.last_request}. {said.last_results}")
+
+    def _words_only(self, said: Said, about: Sequence[Topic]) -> bool:
         """A request on no topic a tool serves needs no tool when every enabled tool serves
         one (a plugin may serve anything), it answers no question of ours ("Yes, please."),
         and it does not go on from a request that was on one ("And in Paris?" after the time
         in Tokyo)."""
         known = topics_of()
-        if (said.answering or any(t.served for t in known.about(said.now))
+        if (said.answering or any(t.served for t in about)
                 or any(known.serving(n) is None for n in self.tools.names)):
             return False
         words = tokens(said.now)
@@ -165,9 +177,9 @@ class Agent:
               on_text: Callable[[str], None] | None, cancel: threading.Event,
               doubtful: bool) -> Turn:
         known = topics_of()
-        about = known.about(user_text)
         said = Said(user_text, earlier=said_before(history), answering=answering(history),
                     last_request=last_request(history), last_results=last_results(history))
+        about = self._about(said)
         facts = Facts(known=[m.text for m in history] + [user_text],
                       ran_before={m.name for m in history
                                   if m.role == "tool" and m.name and not m.is_error},
@@ -175,7 +187,7 @@ class Agent:
                       private=(known.cannot(user_text) if self.local is not None
                                else known.unknowable(user_text)),
                       general=not about, named=bool(known.named(user_text)),
-                      asked=tuple(about), in_words=self._words_only(said),
+                      asked=tuple(about), in_words=self._words_only(said, about),
                       answering=bool(said.answering),
                       no_answers=no_answers(history, user_text),
                       request=user_text,

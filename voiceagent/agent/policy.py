@@ -128,12 +128,14 @@ class CallPolicy:
         """The model called `name` for a request that does not speak of what it is for
         ("reserve the closest uber" -> a new list, "who wrote Hamlet" -> calculate). Words
         of the request this one answers count; for a tool that only reads, the last
-        request's too ("and in Paris?" after the time in Tokyo), and for any tool when the
-        user corrects the last request ("sorry, I meant margarine, not butter")."""
+        request's too ("and in Paris?" after the time in Tokyo) and what its tools answered
+        ("how much time is left on it" after "actually make it 15" reset a timer), and for
+        any tool when the user corrects the last request ("sorry, I meant margarine, not
+        butter")."""
         said = f"{self.said.answering} {self.said.now}"
         if not writes or lexicon().has("correction", self.said.now) or lexicon().has(
                 "refers_back", self.said.now):
-            said = f"{self.said.last_request} {said}"
+            said = f"{self.said.last_request} {self.said.last_results} {said}"
         return topics_of().on_topic(name, said) is False
 
     def seen(self, calls: list[tuple[ToolCall, str]]) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from hassil import Intents, recognize_all
@@ -163,8 +163,14 @@ class FollowUps:
     # -- what each kind does -----------------------------------------------------------------
 
     def _cancel(self, pointer: Pointer, refs: list[Ref]) -> list[LocalMatch]:
-        """What was made or added, taken away ("cancel it", "take that off")."""
-        return self._undo(pointer, [r for r in refs if r.action in ("made", "added", "read")])
+        """What was made or added, taken away ("cancel it", "take that off"); of the items
+        just added, only the one named ("take the bread off")."""
+        done = [r for r in refs if r.action in ("made", "added", "read")]
+        named = pointer.words.get("old", "")
+        if named:
+            done = [replace(r, items=tuple(i for i in r.items if _same_item(i, named)))
+                    for r in done if r.kind == "list" and r.action == "added"]
+        return self._undo(pointer, [r for r in done if r.items or not named])
 
     def _undo(self, _pointer: Pointer, refs: list[Ref]) -> list[LocalMatch]:
         """The opposite of what was done ("scrap that", "take it back")."""
