@@ -317,3 +317,18 @@ def test_i_said_x_but_meant_y_replaces_x(tools, said):
     s.say("put apples on my shopping list")
     s.say(said)
     assert "pears" in s.read() and "apples" not in s.read() and "meant" not in s.read()
+
+
+@pytest.mark.parametrize("first, then, expected", [
+    ("Set an alarm for 5 am.", "Make it 11.", "11:00 AM"),
+    ("Set an alarm for 5 pm.", "Make it 11.", "11:00 PM"),
+    ("Set an alarm for 5 am.", "And another one for 6.", "6:00 AM"),
+    ("Set an alarm for 5 pm.", "And another one for 6.", "6:00 PM"),
+])
+def test_a_bare_hour_for_an_alarm_keeps_its_half_of_the_day(tools, first, then, expected):
+    """Said at six in the evening, "set another one for 8" after a 7 am alarm set one for
+    8 pm today: the next 8 o'clock, not the morning the user was setting alarms for. (Each
+    pair has one case that fails at any time of day without the rule.)"""
+    s = Session(tools)
+    s.say(first)
+    assert expected.lower() in s.say(then).lower()

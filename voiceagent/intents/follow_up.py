@@ -22,6 +22,7 @@ from hassil.recognize import RecognizeResult
 
 from voiceagent.agent.messages import Message
 from voiceagent.agent.outcome import Ref
+from voiceagent.errors import ToolError
 from voiceagent.intents import slots
 from voiceagent.intents.match import LocalMatch
 from voiceagent.intents.normalize import opened
@@ -29,6 +30,7 @@ from voiceagent.intents.numbers import number_value
 from voiceagent.language import lexicon, tokens
 from voiceagent.language.data_file import load_data
 from voiceagent.language.lengths import lengths_said
+from voiceagent.language.spoken_time import clock_time
 from voiceagent.ports import Clock
 from voiceagent.tools.timers import said_day
 from voiceagent.tools.words import spoken_duration
@@ -272,7 +274,8 @@ class FollowUps:
             length = slots.duration(new)
             return [LocalMatch("timer_more", "set_timer", length)] if length else []
         at = slots.time_of_day(new, self.clock)
-        return [LocalMatch("alarm_more", "set_alarm", at)] if at else []
+        return [LocalMatch("alarm_more", "set_alarm", self._in_half_of(made[0], at))] if at \
+            else []
 
     @staticmethod
     def _more_items(more: str, refs: list[Ref]) -> list[LocalMatch]:
@@ -306,6 +309,7 @@ class FollowUps:
         at = slots.time_of_day(new, self.clock)
         if at is None:
             return []
+        at = self._in_half_of(thing, at)
         today = self.clock.now()
         if thing.due is not None and said_day(at["time"], today)[1] is None:
             day = datetime.fromtimestamp(thing.due, self.clock.zone).date()
@@ -313,6 +317,18 @@ class FollowUps:
                 at = {"time": f"{at['time']} on {day:%A}"}
         return [LocalMatch("timer_cancel", "cancel_timer", {"which": thing.key}),
                 LocalMatch("alarm_set", "set_alarm", {**at, "label": thing.label})]
+
+    def _in_half_of(self, alarm: Ref, at: dict[str, str]) -> dict[str, str]:
+        """A bare hour said after an alarm ("make it 8", "and another one for 8" after 7 am)
+        in that alarm's half of the day: said at six in the evening, "8" alone was 8 pm."""
+        try:
+            said = clock_time(at["time"])
+        except ToolError:  # a day said with it ("8 tomorrow"): the alarm tool reads it
+            return at
+        if said.half is not None or not 1 <= said.hour <= 11 or alarm.due is None:
+            return at
+        hour = datetime.fromtimestamp(alarm.due, self.clock.zone).hour
+        return {**at, "time": f"{at['time']} {'am' if hour < 12 else 'pm'}"}
 
     @staticmethod
     def _replace(on: Ref, old: str, new: str) -> list[LocalMatch]:
