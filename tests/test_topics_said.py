@@ -137,6 +137,8 @@ def test_a_plural_of_a_term_is_on_its_topic(text, about):
     ("why is the sky dark at night", None),
     ("who invented the cinema", None),
     ("how does a coffee maker brew", None),
+    ("how far is the moon", None),  # a distance between things is known; from the user,
+    ("how far is the nearest gas station", "navigation"),  # it is not
 ])
 def test_what_nothing_here_does_is_known_by_its_words(text, refused):
     """The words of music, audiobooks and the radio, of rooms and their appliances, of
@@ -146,3 +148,9 @@ def test_what_nothing_here_does_is_known_by_its_words(text, refused):
     them (SLURP devel)."""
     topic = topics_of().cannot(text)
     assert (topic.name if topic else None) == refused
+
+
+def test_a_distance_from_the_user_is_a_claim_nothing_here_backs():
+    """"how far is the airport" goes to the model (so "how far is the moon" can be
+    answered); its made-up "The airport is about 15 miles away." is not said."""
+    assert unbacked("The airport is about 15 miles away.", Facts(request="how far is the airport"))
