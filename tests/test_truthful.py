@@ -317,7 +317,18 @@ def test_a_general_question_declined_is_asked_once_more_to_be_answered(tools):
     model.enqueue("Mount Everest, at 8,849 metres.")
     result, spoken = run(model, tools, "What is the highest mountain on earth?")
     assert spoken == "Mount Everest, at 8,849 metres."
+    again = model.requests[1]  # as in a plain chat: shown the tools' rules, it declines
+    assert again.system == AgentConfig().chat_prompt and again.tools == ()
+    assert again.messages[-1].text == "What is the highest mountain on earth?"
+    model = ScriptedChatModel().enqueue("I'm sorry, but I can't help with that.")
+    model.enqueue("I don't know where your keys are.")
+    result, spoken = run(model, tools, "where did i leave my keys")  # the user's own
+    assert model.requests[1].system == AgentConfig().system_prompt
     assert model.requests[1].tool_choice == "none"
+    model = ScriptedChatModel().enqueue("I'm sorry, but I don't have any information about it.")
+    model.enqueue("Jane's party was a fun event.")
+    result, spoken = run(model, tools, "i would like to know about jane's party")
+    assert model.requests[1].system == AgentConfig().system_prompt  # not known: no chat
     model = ScriptedChatModel().enqueue("I can't check the weather.")  # not general: said
     result, spoken = run(model, tools, "what's the weather like")
     assert "weather" in spoken and len(model.requests) == 1

@@ -542,9 +542,10 @@ def test_it_and_them_take_the_topic_of_the_last_exchange(tools):
     say("Set an alarm for 7 am.")
     say("Set an alarm for 8 am.")
     say("What alarms do I have?")
-    model = ScriptedChatModel().enqueue(calls(("cancel_timer", {"which": "all"})))
-    model.enqueue("Done.")
+    model = ScriptedChatModel().enqueue("All alarms canceled.")  # said, not done: again
+    model.enqueue(calls(("cancel_timer", {"which": "all"}))).enqueue("Done.")
     say("Cancel all of them.", model)
+    assert "cancel_timer" in model.requests[1].tool_choice
     assert tools.get("list_timers")() == "You have no timers or alarms set."
     say("What time is it?")  # nothing of ours named: "clear it" clears nothing
     say("Add bread to my shopping list.")

@@ -24,6 +24,17 @@ DEFAULT_SYSTEM_PROMPT = (
     "(facts, advice, recipes, how-to, translations), just answer briefly."
 )
 
+DEFAULT_CHAT_PROMPT = (
+    "You are a friendly voice assistant running offline on the user's own computer. Your "
+    "answers are spoken aloud: reply in one or two short, plain sentences, with no lists, "
+    "markdown, code or links. Answer from what you know: a fact, an explanation, advice, a "
+    "suggestion, a joke, a short poem or your own view are all fine."
+)
+"""The system prompt a declined request no tool serves is asked again with, without the
+tools: with the tool list and its rules in view the 1.5B declined 26 of 113 such requests
+("be funny for me" -> "I'm sorry, but I can't help with that."), with this prompt alone 10
+(docs/evaluation.md, 5 Dec)."""
+
 
 def _f(default: Any, doc: str, *, choices: tuple[Any, ...] = (), minimum: float | None = None):
     """A config field with its documentation and the values it accepts."""
@@ -74,6 +85,8 @@ class AgentConfig:
     """[agent]: the tool loop and its caps."""
 
     system_prompt: str = _f(DEFAULT_SYSTEM_PROMPT, "the system prompt")
+    chat_prompt: str = _f(DEFAULT_CHAT_PROMPT, "the system prompt, without the tools, of a "
+                          "request no tool serves asked again after the model declined it")
     max_steps: int = _f(6, "most model requests in one turn", minimum=1)
     max_seconds: float = _f(120.0, "most wall-clock seconds for one turn", minimum=1)
     max_tokens: int = _f(20000, "most tokens (in + out) for one turn", minimum=100)

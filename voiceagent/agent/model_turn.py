@@ -31,7 +31,7 @@ from voiceagent.agent.tools import ToolRegistry
 from voiceagent.agent.turn import CallDone, Turn, TurnResult
 from voiceagent.config import AgentConfig
 from voiceagent.errors import ChatError, ServerDown
-from voiceagent.language import say, tell_model
+from voiceagent.language import lexicon, say, tell_model
 from voiceagent.language.topics import topics_of
 from voiceagent.ports import ChatModel
 
@@ -77,6 +77,11 @@ class ModelTurn:
         """For the next request: one of the request's tools after an answer that claimed
         what no tool gave, "none" after calls to tools the request is not about."""
         self.retried = False
+        self.chat = False
+        """The next request goes with the chat prompt and no tools (`[agent] chat_prompt`):
+        a request no tool serves, asked again after the model declined it. Shown the tools
+        and their rules, the 1.5B declined "be funny for me" and "do you think time travel
+        is possible" twice; asked plainly, it answers."""
 
     def run(self) -> TurnResult:
         turn, step = self.turn, 0
@@ -95,6 +100,7 @@ class ModelTurn:
             if self.halt.is_set():  # the time cap struck in the middle of the reply
                 return turn.capped("seconds", self.a.config.max_seconds)
             self.retry_note, self.tool_choice, self.note_first = "", "auto", False
+            self.chat = False
             # the history keeps what the user heard, not what the filter held back
             turn.messages.append(Message("assistant", turn.voice.end_reply(), reply.calls))
             if not reply.calls:
@@ -143,11 +149,17 @@ class ModelTurn:
         self.turn.messages.pop()  # its empty assistant message
         unknown = [name for sentence, _r in voice.dropped
                    for name in _CALLED.findall(sentence) if name not in self.a.tools]
+        # asked as in a plain chat: not about the user's own, not after "I don't know"
+        chat = not (known.personal(self.turn.user_text) or any(
+            lexicon().has("not_knowing", sentence) for sentence, _r in voice.dropped))
         voice.dropped.clear()
         tools = self._tools_for_request()
         # served only by the clock's everyday words ("time travel"): maybe no clock's
         when = all(t.when for t in voice.facts.asked if t.served)
-        if declined:
+        if declined and chat:
+            self.chat, self.tool_choice = True, "none"
+            voice.facts.general = False  # asked twice: what it says now is its answer
+        elif declined:  # "where is my girlfriend", "I don't know ...": the tools' rules stay
             self.retry_note = tell_model("answer_general")
             self.tool_choice = "none"
             voice.facts.general = False  # asked twice: what it says now is its answer
@@ -173,12 +185,14 @@ class ModelTurn:
         else:
             self.retry_note = (tell_model("no_such_tool", name=unknown[0]) if unknown
                                else tell_model("retry", reasons=", ".join(sorted(set(reasons)))))
-        voice.facts.errors.append(self.retry_note)  # a small model may read it back
+        if self.retry_note:
+            voice.facts.errors.append(self.retry_note)  # a small model may read it back
         return True
 
     def _tools_for_request(self) -> list[str]:
-        """The enabled tools of the served topics the request speaks of."""
-        return [tool for topic in topics_of().about(self.turn.user_text) if topic.served
+        """The enabled tools of the served topics the request speaks of (or, pointing back,
+        the last exchange: Agent._about)."""
+        return [tool for topic in self.turn.voice.facts.asked if topic.served
                 for tool in topic.tools if tool in self.a.tools]
 
     def _plain(self) -> str:
@@ -186,7 +200,7 @@ class ModelTurn:
         can do, when the request speaks of such a thing ("set the bed light to 50 percent":
         the lights, not a sum), else that it could not be done when a tool here serves the
         request (the model did not use it), else that it cannot be done here."""
-        about = topics_of().about(self.turn.user_text)
+        about = self.turn.voice.facts.asked
         unserved = [t for t in about if not t.served]
         if unserved:
             return unserved[0].reply
@@ -226,15 +240,17 @@ class ModelTurn:
         asked = turn.messages[0]
         if self.retry_note:  # the request once more, with why the first answer was not said
             asked = Message("user", with_note(asked.text, self.retry_note, first=self.note_first))
-        messages = [*self.a.prefix, *for_model(self.history, self.a.config.history), asked,
-                    *turn.messages[1:]]
+        config = self.a.config
+        system, prefix, tools = ((config.chat_prompt, (), []) if self.chat
+                                 else (config.system_prompt, self.a.prefix, self.a.tools.specs()))
+        messages = [*prefix, *for_model(self.history, config.history), asked, *turn.messages[1:]]
         for attempt in (1, 2):
             self.a.events.emit(Request(step, attempt, len(messages)))
             try:
                 reply = self.a.model.complete(
-                    self.a.config.system_prompt,
+                    system,
                     messages,
-                    self.a.tools.specs(),
+                    tools,
                     on_text=self._speaker(step),
                     cancel=self.halt,
                     tool_choice=self.tool_choice,

@@ -160,6 +160,11 @@ class Topics:
             return None
         return self.only_unserved(text)
 
+    def personal(self, text: str) -> bool:
+        """`text` speaks of the user's own things or doings ("my", "did I"): what nothing
+        here knows unless a tool keeps it."""
+        return bool(_find(self.self_words, tokens(text)))
+
     def cannot(self, text: str) -> Topic | None:
         """The unserved topic of a request nothing here can answer or do: `unknowable`, or one
         that asks of such a topic anything but general knowledge ("play some jazz", "euro to
