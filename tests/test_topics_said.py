@@ -154,3 +154,15 @@ def test_a_distance_from_the_user_is_a_claim_nothing_here_backs():
     """"how far is the airport" goes to the model (so "how far is the moon" can be
     answered); its made-up "The airport is about 15 miles away." is not said."""
     assert unbacked("The airport is about 15 miles away.", Facts(request="how far is the airport"))
+
+
+@pytest.mark.parametrize("text, about", [
+    ("set a timer in the kitchen for 5 minutes", ["timers"]),  # a room is no device
+    ("what time is it in the bedroom", ["clock"]),
+    ("add wash the car to my to-do list", ["lists"]),
+])
+def test_a_room_or_a_chore_keeps_a_request_on_its_served_topic(text, about):
+    """With a hub of rooms, "set a timer in the kitchen" is a timer: a room named beside a
+    served request must not put it on the devices' topic too (the turn then no longer
+    counts it as served)."""
+    assert [t.name for t in topics_of().about(text)] == about
