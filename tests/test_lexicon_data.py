@@ -76,7 +76,8 @@ def test_one_abbreviation_table_for_the_splitter_and_the_voice() -> None:
 @pytest.mark.parametrize("one, many", [
     ("apple", "apples"), ("berry", "berries"), ("day", "days"), ("inch", "inches"),
     ("box", "boxes"), ("foot", "feet"), ("tomato", "tomatoes"), ("hertz", "hertz"),
-    ("glass", "glasses"), ("penny", "pence"),
+    ("glass", "glasses"), ("penny", "pence"), ("movie", "movies"), ("cookie", "cookies"),
+    ("party", "parties"), ("pie", "pies"),
 ])
 def test_the_plural_rule_and_its_exceptions(one: str, many: str) -> None:
     assert plural(one) == many
