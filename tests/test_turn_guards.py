@@ -4,6 +4,7 @@ request, no error text or JSON read aloud, local commands before the model, one 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -50,6 +51,19 @@ def tools(tmp_path: Path):
     box = build_tools(load_config(None), ToolContext(tmp_path))
     yield box.registry
     box.close()
+
+
+def conversation(agent: Agent) -> Callable[[str], str]:
+    """One conversation with `agent`: say a line, get what was spoken."""
+    history: list[Message] = []
+
+    def say(text: str) -> str:
+        spoken: list[str] = []
+        result = agent.run_turn(history, text, on_text=spoken.append)
+        history.extend(result.messages)
+        return " ".join(spoken).strip()
+
+    return say
 
 
 def make(model: ScriptedChatModel, registry, **kwargs: Any) -> tuple[Agent, Recording]:
@@ -294,14 +308,7 @@ def test_it_and_that_point_at_the_last_exchange(tools):
     timer kept running; "Actually make it 12 minutes" set a second timer beside the first."""
     from voiceagent.intents import LocalCommands
 
-    agent, _ = make(ScriptedChatModel(), tools, local=LocalCommands(tools))
-    history: list[Message] = []
-
-    def say(text: str) -> str:
-        spoken: list[str] = []
-        result = agent.run_turn(history, text, on_text=spoken.append)
-        history.extend(result.messages)
-        return " ".join(spoken).strip()
+    say = conversation(make(ScriptedChatModel(), tools, local=LocalCommands(tools))[0])
 
     assert say("Set a pasta timer for 10 minutes.") == "Timer set for 10 minutes: pasta."
     assert say("Actually, make it 12 minutes.") == (
@@ -495,14 +502,7 @@ def test_one_of_the_items_just_added_taken_off_by_name(tools):
     named, so no template took it, and the 1.5B asked what it meant."""
     from voiceagent.intents import LocalCommands
 
-    agent, _ = make(ScriptedChatModel(), tools, local=LocalCommands(tools))
-    history: list[Message] = []
-
-    def say(text: str) -> str:
-        spoken: list[str] = []
-        result = agent.run_turn(history, text, on_text=spoken.append)
-        history.extend(result.messages)
-        return " ".join(spoken).strip()
+    say = conversation(make(ScriptedChatModel(), tools, local=LocalCommands(tools))[0])
 
     assert say("Add eggs and bread to the shopping list.") == (
         "Added eggs and bread to your new shopping list.")
