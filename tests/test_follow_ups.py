@@ -277,6 +277,22 @@ def test_a_note_of_that_is_what_the_user_just_told(tools):
     assert "level four, spot 22" in notes
 
 
+@pytest.mark.parametrize("told, item", [
+    ("The remote needs new batteries.", "new batteries"),
+    ("We could do with some more olive oil.", "olive oil"),
+])
+def test_add_them_puts_on_the_list_what_the_user_just_said_was_needed(tools, told, item):
+    """"The remote needs new batteries." then "Can you add them to my shopping list?": the
+    1.5B put eggs, milk and bread on the list (refused: nobody said them) and the user was
+    asked what to add (the bundled session "batteries, add them")."""
+    s = Session(tools)
+    s.model.enqueue("Good to know.")
+    s.say(told)
+    s.say("Can you add them to my shopping list?")
+    assert item in s.read().lower()
+    s.model.assert_consumed()
+
+
 def test_that_after_a_question_or_a_call_is_not_what_was_told(tools):
     """"Make a note of that" after a question, or after a command that ran, is the model's
     to resolve: what the user told there is no note."""

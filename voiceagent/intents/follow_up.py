@@ -99,8 +99,9 @@ class FollowUps:
             "cancel": self._cancel, "undo": self._undo, "change": self._change,
             "correct": self._correct, "read": self._read, "which": self._which,
             "arith": self._arith, "more": self._more,
-            "length_said": _nothing, "note_said": _nothing}
-        """(length_said and note_said point at what was told, not done: see _on_told)"""
+            "length_said": _nothing, "note_said": _nothing, "items_said": _nothing}
+        """(length_said, note_said and items_said point at what was told, not done: see
+        _on_told)"""
 
     def calls(self, text: str, history: Sequence[Message]) -> list[LocalMatch]:
         """The calls `text` asks for on what the last exchange did; [] when it does not
@@ -160,6 +161,12 @@ class FollowUps:
                 found = slots.note_text(told)
                 if found:
                     return [LocalMatch("note_add", "add_note", found)]
+            elif follow == "items_said":
+                found = slots.supplies(_needed(told))
+                named = {e.name: e.text for e in reading.entities_list}
+                listed = slots.list_name(named.get("list", ""))
+                if found and listed:
+                    return [LocalMatch("list_add", "add_to_list", {**listed, **found})]
         return []
 
     # -- what each kind does -----------------------------------------------------------------
@@ -375,6 +382,14 @@ def _cued(cue: str, aside: str, said: str, reading: RecognizeResult) -> bool:
         at = max(at, end)
     parts.append(said[at:])
     return any(lexicon().has(cue, part) for part in parts)
+
+
+def _needed(told: str) -> str:
+    """What a remark says is needed: the words after the lexicon's `needing` ("The remote
+    needs new batteries." -> "new batteries"); "" when it says no such thing."""
+    said = tokens(told)
+    found = lexicon().find("needing", said)
+    return " ".join(said[found[0][1]:]) if found else ""
 
 
 def _rule(name: str) -> str:
