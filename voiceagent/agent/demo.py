@@ -25,6 +25,11 @@ def _stop() -> frozenset[str]:
 class DemoChat:
     """Answers by calling the best-matching tool, then reading out its result."""
 
+    def __init__(self) -> None:
+        self._names = "none"
+        """The tools last offered, spoken: a request asked again without tools (a declined
+        general one, on the chat prompt) still names them."""
+
     def complete(
         self,
         system: str,
@@ -46,9 +51,10 @@ class DemoChat:
         call = match(question, tools) if tool_choice != "none" else None
         if call is not None:  # labelled first: a tool whose result is the answer ends the turn
             return Reply(_say(MARK, on_text).text, (call,))
-        names = ", ".join(t.name.replace("_", " ") for t in tools) or "none"  # spoken
+        if tools:
+            self._names = ", ".join(t.name.replace("_", " ") for t in tools)  # spoken
         return _say(f"{MARK} I can't answer that without a language model, but my tools still "
-                    f"work: {names}.", on_text)
+                    f"work: {self._names}.", on_text)
 
 
 def match(question: str, tools: Sequence[ToolSpec]) -> ToolCall | None:
