@@ -27,6 +27,7 @@ from voiceagent.intents import slots
 from voiceagent.intents.match import LocalMatch
 from voiceagent.intents.normalize import opened
 from voiceagent.intents.numbers import number_value
+from voiceagent.intents.told import last_told, needed
 from voiceagent.language import lexicon, tokens
 from voiceagent.language.data_file import load_data
 from voiceagent.language.lengths import lengths_said
@@ -69,18 +70,6 @@ def added_before(history: Sequence[Message]) -> list[Ref]:
     after they were added) points at it wherever it was added."""
     return [r for m in reversed(history) if m.role == "tool" and not m.is_error
             for r in reversed(m.refs) if r.kind == "list" and r.action == "added"]
-
-
-def last_told(history: Sequence[Message]) -> str:
-    """What the user told in the last exchange when it was a statement no tool acted on
-    ("The pasta needs eleven minutes."); "" after a question, a call, or nothing."""
-    for message in reversed(history):
-        if message.role == "tool" or message.calls:
-            return ""
-        if message.role == "user":
-            text = message.text.strip()
-            return "" if not text or text.endswith("?") else text
-    return ""
 
 
 class FollowUps:
@@ -162,7 +151,7 @@ class FollowUps:
                 if found:
                     return [LocalMatch("note_add", "add_note", found)]
             elif follow == "items_said":
-                found = slots.supplies(_needed(told))
+                found = slots.supplies(needed(told))
                 named = {e.name: e.text for e in reading.entities_list}
                 listed = slots.list_name(named.get("list", ""))
                 if found and listed:
@@ -382,14 +371,6 @@ def _cued(cue: str, aside: str, said: str, reading: RecognizeResult) -> bool:
         at = max(at, end)
     parts.append(said[at:])
     return any(lexicon().has(cue, part) for part in parts)
-
-
-def _needed(told: str) -> str:
-    """What a remark says is needed: the words after the lexicon's `needing` ("The remote
-    needs new batteries." -> "new batteries"); "" when it says no such thing."""
-    said = tokens(told)
-    found = lexicon().find("needing", said)
-    return " ".join(said[found[0][1]:]) if found else ""
 
 
 def _rule(name: str) -> str:
