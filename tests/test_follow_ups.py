@@ -18,7 +18,7 @@ from voiceagent.agent.tools import ToolRegistry
 from voiceagent.config import AgentConfig
 from voiceagent.config_file import load_config
 from voiceagent.intents import LocalCommands
-from voiceagent.testing import ScriptedChatModel
+from voiceagent.testing import ScriptedChatModel, calls
 from voiceagent.tools import ToolContext, build_tools
 
 
@@ -291,6 +291,12 @@ def test_add_them_puts_on_the_list_what_the_user_just_said_was_needed(tools, tol
     s.say("Can you add them to my shopping list?")
     assert item in s.read().lower()
     s.model.assert_consumed()
+    s = Session(tools)  # a call the model tried that did not run changes nothing
+    s.model.enqueue(calls(("set_alarm", {"time": "7:30 am", "label": "batteries"})))
+    s.model.enqueue("Sorry, I can't do that here.").enqueue("Sorry, I can't do that here.")
+    s.say(told)
+    s.say("Can you add them to my shopping list?")
+    assert item in s.read().lower()
 
 
 def test_that_after_a_question_or_a_call_is_not_what_was_told(tools):

@@ -160,6 +160,8 @@ def test_a_distance_from_the_user_is_a_claim_nothing_here_backs():
     ("set a timer in the kitchen for 5 minutes", ["timers"]),  # a room is no device
     ("what time is it in the bedroom", ["clock"]),
     ("add wash the car to my to-do list", ["lists"]),
+    ("the remote needs new batteries", []),  # not this machine's one battery
+    ("how is the battery", ["system"]),
 ])
 def test_a_room_or_a_chore_keeps_a_request_on_its_served_topic(text, about):
     """With a hub of rooms, "set a timer in the kitchen" is a timer: a room named beside a

@@ -11,9 +11,11 @@ from voiceagent.language import lexicon, tokens
 
 def last_told(history: Sequence[Message]) -> str:
     """What the user told in the last exchange when it was a statement no tool acted on
-    ("The pasta needs eleven minutes."); "" after a question, a call, or nothing."""
+    ("The pasta needs eleven minutes."); "" after a question, a call that ran, or nothing
+    (a call refused or failed did nothing: the 1.5B tried set_alarm on "The remote needs
+    new batteries.")."""
     for message in reversed(history):
-        if message.role == "tool" or message.calls:
+        if message.role == "tool" and not message.is_error:
             return ""
         if message.role == "user":
             text = message.text.strip()

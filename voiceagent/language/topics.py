@@ -79,6 +79,9 @@ class Topic:
     """Unserved, but what is asked of it the model may know ("google the meaning of
     demonetisation"): only a request about the user's own world or live state is refused
     without the model."""
+    one_each: bool = False
+    """Its terms name things there is one of here (this machine's battery, disk, memory):
+    their plural is not on this topic ("the remote needs new batteries")."""
 
 
 def _find(terms: Terms, said: Sequence[str]) -> list[int]:
@@ -286,8 +289,8 @@ class Topics:
 
     @functools.cached_property
     def _one_word_terms(self) -> frozenset[str]:
-        return frozenset(term[0] for t in self.topics for term in (*t.terms, *t.asked)
-                         if len(term) == 1)
+        return frozenset(term[0] for t in self.topics if not t.one_each
+                         for term in (*t.terms, *t.asked) if len(term) == 1)
 
     def _as_terms(self, said: Sequence[str]) -> list[str]:
         """`said` with the plural of a one-word term read as that term (the files list terms
@@ -378,7 +381,8 @@ def topics_of(language: str = "en") -> Topics:
                                bool(spec.get("numbers")), bool(spec.get("conversation")),
                                str(spec.get("reply", "")), bool(spec.get("when")),
                                bool(spec.get("lengths")), _terms(spec, "asked", where),
-                               _terms(spec, "things", where), bool(spec.get("knowable"))))
+                               _terms(spec, "things", where), bool(spec.get("knowable")),
+                               bool(spec.get("one_each"))))
     replies = load_data(lexicon(language).file("replies.yaml")).get("intents", {})
     for i, topic in enumerate(found):
         if topic.reply:
