@@ -329,6 +329,10 @@ def test_a_general_question_declined_is_asked_once_more_to_be_answered(tools):
     model.enqueue("Jane's party was a fun event.")
     result, spoken = run(model, tools, "i would like to know about jane's party")
     assert model.requests[1].system == AgentConfig().system_prompt  # not known: no chat
+    model = ScriptedChatModel().enqueue("I'm sorry, but I can't provide real-time results.")
+    model.enqueue("I can't check that here.")
+    result, spoken = run(model, tools, "who won the big match last night")  # the world now
+    assert model.requests[1].system == AgentConfig().system_prompt
     model = ScriptedChatModel().enqueue("I can't check the weather.")  # not general: said
     result, spoken = run(model, tools, "what's the weather like")
     assert "weather" in spoken and len(model.requests) == 1

@@ -149,8 +149,9 @@ class ModelTurn:
         self.turn.messages.pop()  # its empty assistant message
         unknown = [name for sentence, _r in voice.dropped
                    for name in _CALLED.findall(sentence) if name not in self.a.tools]
-        # asked as in a plain chat: not about the user's own, not after "I don't know"
-        chat = not (known.personal(self.turn.user_text) or any(
+        # asked as in a plain chat: not about the user's own or the world now ("did the
+        # yankees win last night" -> "The Yankees won last night."), not after "I don't know"
+        chat = not (known.particular(self.turn.user_text) or any(
             lexicon().has("not_knowing", sentence) for sentence, _r in voice.dropped))
         voice.dropped.clear()
         tools = self._tools_for_request()

@@ -163,10 +163,12 @@ class Topics:
             return None
         return self.only_unserved(text)
 
-    def personal(self, text: str) -> bool:
-        """`text` speaks of the user's own things or doings ("my", "did I"): what nothing
-        here knows unless a tool keeps it."""
-        return bool(_find(self.self_words, tokens(text)))
+    def particular(self, text: str) -> bool:
+        """`text` speaks of the user's own things or doings ("my", "did I") or of the world
+        as it is now ("last night", "right now": lexicon "live"): what nothing here knows
+        unless a tool keeps it."""
+        said = tokens(text)
+        return bool(_find(self.self_words, said)) or lexicon().has("live", said)
 
     def cannot(self, text: str) -> Topic | None:
         """The unserved topic of a request nothing here can answer or do: `unknowable`, or one
