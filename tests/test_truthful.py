@@ -333,6 +333,10 @@ def test_a_general_question_declined_is_asked_once_more_to_be_answered(tools):
     model.enqueue("I can't check that here.")
     result, spoken = run(model, tools, "who won the big match last night")  # the world now
     assert model.requests[1].system == AgentConfig().system_prompt
+    model = ScriptedChatModel().enqueue("I'm sorry, but I can't answer that.")
+    model.enqueue("Sounds like a long day.")
+    result, spoken = run(model, tools, "the bus was super late today")  # a remark: no question
+    assert model.requests[1].system == AgentConfig().chat_prompt
     model = ScriptedChatModel().enqueue("I can't check the weather.")  # not general: said
     result, spoken = run(model, tools, "what's the weather like")
     assert "weather" in spoken and len(model.requests) == 1

@@ -31,7 +31,8 @@ from voiceagent.agent.tools import ToolRegistry
 from voiceagent.agent.turn import CallDone, Turn, TurnResult
 from voiceagent.config import AgentConfig
 from voiceagent.errors import ChatError, ServerDown
-from voiceagent.language import lexicon, say, tell_model
+from voiceagent.language import lexicon, say, tell_model, tokens
+from voiceagent.language.asking import is_remark
 from voiceagent.language.topics import topics_of
 from voiceagent.ports import ChatModel
 
@@ -149,9 +150,11 @@ class ModelTurn:
         self.turn.messages.pop()  # its empty assistant message
         unknown = [name for sentence, _r in voice.dropped
                    for name in _CALLED.findall(sentence) if name not in self.a.tools]
-        # asked as in a plain chat: not about the user's own or the world now ("did the
-        # yankees win last night" -> "The Yankees won last night."), not after "I don't know"
-        chat = not (known.particular(self.turn.user_text) or any(
+        # asked as in a plain chat: not a question about the user's own or the world now
+        # ("did the yankees win last night" -> "The Yankees won last night."; a remark is
+        # no question: "tube was super busy today"), not after "I don't know"
+        text = self.turn.user_text
+        chat = not ((known.particular(text) and not is_remark(tokens(text))) or any(
             lexicon().has("not_knowing", sentence) for sentence, _r in voice.dropped))
         voice.dropped.clear()
         tools = self._tools_for_request()

@@ -80,8 +80,7 @@ class Topic:
     demonetisation"): only a request about the user's own world or live state is refused
     without the model."""
     one_each: bool = False
-    """Its terms name things there is one of here (this machine's battery, disk, memory):
-    their plural is not on this topic ("the remote needs new batteries")."""
+    """Its terms name what there is one of here: "new batteries" are not this machine's."""
 
 
 def _find(terms: Terms, said: Sequence[str]) -> list[int]:
@@ -158,17 +157,12 @@ class Topics:
         too cold for a dress on sunday", "how is the traffic on houston street now": lexicon
         "live"), when it is on no served topic but the clock's words for when: nothing here
         knows the answer. None for general questions ("what is email?", "why does it rain")."""
-        said = tokens(text)
-        if not (_find(self.self_words, said) or lexicon().has("live", said)):
-            return None
-        return self.only_unserved(text)
+        return self.only_unserved(text) if self.particular(text) else None
 
     def particular(self, text: str) -> bool:
-        """`text` speaks of the user's own things or doings ("my", "did I") or of the world
-        as it is now ("last night", "right now": lexicon "live"): what nothing here knows
-        unless a tool keeps it."""
-        said = tokens(text)
-        return bool(_find(self.self_words, said)) or lexicon().has("live", said)
+        """`text` speaks of the user's own ("my", "did I") or of the world now ("last night":
+        lexicon "live"): what nothing here knows unless a tool keeps it."""
+        return bool(_find(self.self_words, tokens(text))) or lexicon().has("live", text)
 
     def cannot(self, text: str) -> Topic | None:
         """The unserved topic of a request nothing here can answer or do: `unknowable`, or one
