@@ -13,6 +13,7 @@ from types import ModuleType
 from typing import Literal
 
 from voiceagent.errors import DeviceError
+from voiceagent.sound.bounded import bounded
 
 Kind = Literal["input", "output"]
 
@@ -91,9 +92,13 @@ def rescan() -> None:
     Only safe while no stream is open; sounddevice has no public call for this.
     """
     sd = sounddevice()
-    with portaudio_errors("re-reading audio devices", check_devices=False):
-        sd._terminate()
-        sd._initialize()
+
+    def reread() -> None:
+        with portaudio_errors("re-reading audio devices", check_devices=False):
+            sd._terminate()
+            sd._initialize()
+
+    bounded(reread, "re-reading audio devices")
 
 
 def describe_devices(devices: list[Device] | None = None) -> str:

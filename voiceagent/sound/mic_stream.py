@@ -20,6 +20,7 @@ import numpy as np
 from voiceagent.audio import STT_RATE, Reblocker, Resampler
 from voiceagent.errors import DeviceError
 from voiceagent.sound import devices
+from voiceagent.sound.bounded import bounded, forget_portaudio_at_exit
 from voiceagent.speech.vad import BLOCK, BLOCK_MS
 
 log = logging.getLogger(__name__)
@@ -77,18 +78,26 @@ class MicStream:
         self.dropped = 0
         """Blocks lost because nobody read the queue for a minute."""
         self._rate = STT_RATE
-        try:
-            self._stream = self._open(sd, STT_RATE)
-        except sd.PortAudioError:
-            self._rate = int(self.device.default_rate)
-            with devices.portaudio_errors(f"opening microphone {self.name!r}"):
-                self._stream = self._open(sd, self._rate)
-        self._resample = Resampler(self._rate, STT_RATE) if self._rate != STT_RATE else None
         self._reblock = Reblocker(BLOCK)
         self._ready: deque[Block] = deque()
-        with devices.portaudio_errors(f"starting microphone {self.name!r}"):
-            self._stream.start()
+        self._stream, self._rate = bounded(lambda: self._start(sd),
+                                           f"starting microphone {self.name!r}",
+                                           discard=lambda started: _close_stream(started[0]))
+        self._resample = Resampler(self._rate, STT_RATE) if self._rate != STT_RATE else None
         self._last_block = time.monotonic()
+
+    def _start(self, sd: Any) -> tuple[Any, int]:
+        """The stream, open and started, and its rate: 16 kHz or the device's own."""
+        rate = STT_RATE
+        try:
+            stream = self._open(sd, rate)
+        except sd.PortAudioError:
+            rate = int(self.device.default_rate)
+            with devices.portaudio_errors(f"opening microphone {self.name!r}"):
+                stream = self._open(sd, rate)
+        with devices.portaudio_errors(f"starting microphone {self.name!r}"):
+            stream.start()
+        return stream, rate
 
     def _open(self, sd: Any, rate: int) -> Any:
         return sd.InputStream(samplerate=rate, channels=1, dtype="float32",
@@ -143,11 +152,16 @@ class MicStream:
         if closer.is_alive():
             log.warning("microphone %r did not close within %.0f s; left behind",
                         self.name, CLOSE_S)
+            forget_portaudio_at_exit()
 
     def _close(self) -> None:
-        try:
-            self._stream.abort()
-            self._stream.close()
-        except Exception as exc:  # a dead device may fail to close; nothing left to save
-            log.debug("closing the input stream failed: %s", exc)
+        _close_stream(self._stream)
+
+
+def _close_stream(stream: Any) -> None:
+    try:
+        stream.abort()
+        stream.close()
+    except Exception as exc:  # a dead device may fail to close; nothing left to save
+        log.debug("closing the input stream failed: %s", exc)
 
