@@ -38,8 +38,11 @@ from voiceagent.audio import STT_RATE, Audio, concat
 from voiceagent.config import Config
 from voiceagent.config_file import config_from_dict
 from voiceagent.modes import wake_gate
+from voiceagent.ports import Transcriber
 from voiceagent.sound.recorder import MicRecorder
 from voiceagent.speech.drafts import Drafts
+from voiceagent.speech.stt import WhisperTranscriber
+from voiceagent.speech.wake_confirm import heard_by
 from voiceagent.speech.wakeword import WakeWord
 from voiceagent.testing import FakeBlockSource
 
@@ -62,10 +65,11 @@ class Kiosk:
     """The kiosk's listening side (recorder, wake gate, drafts) over recordings."""
 
     def __init__(self, wake_word: str, transcribe: Callable[[Audio], str] | None,
-                 drafts: Callable[[], Drafts] | None) -> None:
+                 drafts: Callable[[], Drafts] | None, whisper: Transcriber) -> None:
         self.config = config_from_dict({"trigger": {"mode": "kiosk", "wake_word": wake_word}})
         self._transcribe = transcribe
         self._drafts = drafts
+        self._whisper = whisper
 
     def hear(self, audio: Audio, *, wake: bool = True) -> Heard:
         config = self.config if wake else replace(
@@ -75,16 +79,14 @@ class Kiosk:
         mic = MicRecorder(config.audio, source=lambda paused: source)
         drafts = self._drafts() if self._drafts is not None and self._transcribe else None
         mic.drafts = drafts
-        gate = wake_gate(config, mic) if wake else None
+        gate = wake_gate(config, mic, transcriber=self._whisper) if wake else None
         if gate is not None:
             mic.processors.append(gate)
         heard = Heard(0)
         for utterance in mic.utterances(stop):
             if gate is not None:
                 gate.close()  # as the kiosk does
-            if drafts is not None:
-                heard.texts.append(drafts.transcribe(utterance).text)
-            elif self._transcribe is not None:
+            if self._transcribe is not None:  # drafts only judge pauses: never the request
                 heard.texts.append(self._transcribe(utterance))
         heard.wakes = gate.wakes if gate is not None else 0
         return heard
@@ -130,18 +132,29 @@ def fires(wake: WakeWord, samples: np.ndarray) -> int:
     return sum(wake(samples[i:i + 512]) for i in range(0, len(samples), 512))
 
 
-def detection(name: str, pairs: list[tuple[Clip, Clip]], gaps: tuple[float, ...]) -> None:
-    """How often the detector alone wakes: the model's own rule, and with the second look."""
-    before, now = WakeWord(name, run_on=False), WakeWord(name)
+def detectors(name: str, whisper: Transcriber) -> list[WakeWord]:
+    """The model's own rule; with the second look; with speech to text asked about a
+    doubtful second look (the kiosk's)."""
+    now = WakeWord(name)
+    now.confirm = heard_by(whisper, now.name)
+    return [WakeWord(name, run_on=False), WakeWord(name), now]
+
+
+DETECTORS = "the model's rule alone | with the second look | + speech to text (now)"
+
+
+def detection(name: str, pairs: list[tuple[Clip, Clip]], gaps: tuple[float, ...],
+              whisper: Transcriber) -> None:
+    """How often the detector alone wakes, by each rule."""
     print(f"\n### {name}: woken, {len(pairs)} wake word clips each glued to a request\n")
-    print("| gap | the model's rule alone | with the second look (now) |")
-    print("|---|---|---|")
+    print(f"| gap | {DETECTORS} |")
+    print("|---|---|---|---|")
     rows = [("alone", [concat([w.audio, Audio.silence(1.5)]).samples for w, _r in pairs])]
     rows += [(f"{g:.2f} s", [glue(w, r, g)[0].samples for w, r in pairs]) for g in gaps]
     for label, clips in rows:
-        a = sum(fires(before, c) > 0 for c in clips) / len(clips)
-        b = sum(fires(now, c) > 0 for c in clips) / len(clips)
-        print(f"| {label} | {a:.1%} | {b:.1%} |", flush=True)
+        shares = [sum(fires(d, c) > 0 for c in clips) / len(clips)
+                  for d in detectors(name, whisper)]
+        print(f"| {label} | {' | '.join(f'{x:.1%}' for x in shares)} |", flush=True)
 
 
 def hearing(kiosk: Kiosk, pairs: list[tuple[Clip, Clip]], gaps: tuple[float, ...],
@@ -185,7 +198,7 @@ def hearing(kiosk: Kiosk, pairs: list[tuple[Clip, Clip]], gaps: tuple[float, ...
 
 
 def live(name: str, pairs: list[tuple[Clip, Clip]], gaps: tuple[float, ...],
-         transcribe: Callable[[Audio], str]) -> None:
+         transcribe: Callable[[Audio], str], whisper: Transcriber) -> None:
     """A sample played into the private PulseAudio microphone (tests/pulse.py) and heard by
     the kiosk's recorder with the wake gate: the device path, not FakeBlockSource."""
     import os
@@ -198,9 +211,9 @@ def live(name: str, pairs: list[tuple[Clip, Clip]], gaps: tuple[float, ...],
     server = PulseServer(root)
     server.start()
     os.environ.update(server.env)  # before sounddevice is first imported
-    kiosk = Kiosk(name, None, None)
+    kiosk = Kiosk(name, None, None, whisper)
     mic = MicRecorder(kiosk.config.audio)
-    gate = wake_gate(kiosk.config, mic)
+    gate = wake_gate(kiosk.config, mic, transcriber=whisper)
     assert gate is not None
     mic.processors.append(gate)
     stop = threading.Event()
@@ -234,18 +247,18 @@ def live(name: str, pairs: list[tuple[Clip, Clip]], gaps: tuple[float, ...],
         shutil.rmtree(root, ignore_errors=True)
 
 
-def false_wakes(names: list[str]) -> None:
+def false_wakes(names: list[str], whisper: Transcriber) -> None:
     files = shared("commands") + shared("wake/jarvis") + shared("wake/computer")
     stream = np.concatenate([load(p).samples for p in files])
     hours = len(stream) / STT_RATE / 3600
     print(f"\n### False wakes over {hours * 60:.1f} min of real speech that is not the wake "
           f"word ({len(files)} recordings: commands, \"jarvis\", \"computer\"; one stream)\n")
-    print("| wake word | the model's rule alone | with the second look (now) | now, per hour |")
-    print("|---|---|---|---|")
+    print(f"| wake word | {DETECTORS} | now, per hour |")
+    print("|---|---|---|---|---|")
     for name in names:
-        a = fires(WakeWord(name, run_on=False), stream)
-        b = fires(WakeWord(name), stream)
-        print(f"| {name} | {a} | {b} | {b / hours:.1f} |", flush=True)
+        counts = [fires(d, stream) for d in detectors(name, whisper)]
+        print(f"| {name} | {' | '.join(map(str, counts))} | {counts[-1] / hours:.1f} |",
+              flush=True)
 
 
 def main() -> None:
@@ -255,7 +268,7 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=1000, help="wake word clips per word")
     parser.add_argument("--gaps", type=float, nargs="+", default=list(GAPS))
     parser.add_argument("--no-hearing", action="store_true",
-                        help="only whether it woke (no Whisper): quick")
+                        help="only whether it woke (Whisper only for doubtful run-ons): quick")
     parser.add_argument("--no-drafts", action="store_true",
                         help="the fixed silence window instead of drafts")
     parser.add_argument("--only", choices=("run-on", "false-wakes", "live"))
@@ -266,14 +279,13 @@ def main() -> None:
     args = parser.parse_args()
     start = time.monotonic()
     stt = drafts = None
+    config = Config()
+    whisper = WhisperTranscriber(config.stt, config.models_dir)
     if not args.no_hearing:
         from voiceagent.front_end import KIOSK
         from voiceagent.intents import LocalCommands
-        from voiceagent.speech.stt import WhisperTranscriber
         from voiceagent.tools import ToolContext, build_tools
 
-        config = Config()
-        whisper = WhisperTranscriber(config.stt, config.models_dir)
         data = tempfile.mkdtemp(prefix="wake-tools-")
         box = build_tools(config_from_dict({"paths": {"data_dir": data}}),
                           ToolContext(Path(data), KIOSK))
@@ -290,9 +302,9 @@ def main() -> None:
         for name in args.wake_word:
             wakes = wake_clips(name, args.limit)
             pairs = [(w, reqs[i % len(reqs)]) for i, w in enumerate(wakes)]
-            detection(name, pairs, tuple(args.gaps))
+            detection(name, pairs, tuple(args.gaps), whisper)
             if not args.no_hearing:
-                hearing(Kiosk(name, stt, drafts), pairs[: args.hear], tuple(args.gaps),
+                hearing(Kiosk(name, stt, drafts, whisper), pairs[: args.hear], tuple(args.gaps),
                         args.show)
     if args.only == "live":
         assert stt is not None
@@ -300,9 +312,9 @@ def main() -> None:
         for name in args.wake_word:
             wakes = wake_clips(name, args.live)
             live(name, [(w, reqs[i % len(reqs)]) for i, w in enumerate(wakes)],
-                 tuple(args.gaps), stt)
+                 tuple(args.gaps), stt, whisper)
     if args.only in (None, "false-wakes"):
-        false_wakes(args.wake_word)
+        false_wakes(args.wake_word, whisper)
     print(f"\n(measured in {time.monotonic() - start:.0f} s)")
 
 

@@ -163,7 +163,7 @@ def build_kiosk(config: Config, assistant: Any, recorder: Any, player: Any,
         player.tap = chimes.tap = reference.played
         canceller = EchoCanceller(reference)
         recorder.processors.append(canceller)
-    gate = wake_gate(config, recorder, canceller)
+    gate = wake_gate(config, recorder, canceller, assistant.transcriber)
     if gate is not None:
         recorder.processors.append(gate)
     return KioskFrontEnd(
@@ -172,10 +172,12 @@ def build_kiosk(config: Config, assistant: Any, recorder: Any, player: Any,
         chime=_chime(config, chimes), follow_up_s=trigger.follow_up_s, replies=replies)
 
 
-def wake_gate(config: Config, recorder: Any, canceller: Any = None) -> Any:
+def wake_gate(config: Config, recorder: Any, canceller: Any = None,
+              transcriber: Any = None) -> Any:
     """The kiosk's wake gate for `recorder` (None when neither a wake word nor echo
-    cancellation needs one); `canceller` is the echo canceller before it, if any. Shared by
-    the kiosk and the measurements that feed it recordings."""
+    cancellation needs one); `canceller` is the echo canceller before it, if any;
+    `transcriber` gives a doubtful run-on wake word a second opinion. Shared by the kiosk
+    and the measurements that feed it recordings."""
     from voiceagent.speech.cutter import UtteranceCutter
     from voiceagent.speech.vad import SileroVAD
     from voiceagent.speech.wakegate import WakeGate
@@ -185,11 +187,15 @@ def wake_gate(config: Config, recorder: Any, canceller: Any = None) -> Any:
         return None
     wake: Any = None
     if trigger.wake_word:
+        from voiceagent.speech.wake_confirm import heard_by
         from voiceagent.speech.wakeword import WakeOverEcho, WakeWord
 
         def make() -> WakeWord:
-            return WakeWord(trigger.wake_word, cutoff=trigger.wake_cutoff,
-                            refractory_s=trigger.wake_refractory_s)
+            detector = WakeWord(trigger.wake_word, cutoff=trigger.wake_cutoff,
+                                refractory_s=trigger.wake_refractory_s)
+            if transcriber is not None:
+                detector.confirm = heard_by(transcriber, detector.name)
+            return detector
 
         wake = make()
         if canceller is not None:  # over an answer: the raw mic too, unless it said it

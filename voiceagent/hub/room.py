@@ -133,10 +133,13 @@ class Room:
         """The hub's own wake word for this room ([hub] wake_word), or none."""
         wake: Any = None
         if config.hub.wake_word:
+            from voiceagent.speech.wake_confirm import heard_by
             from voiceagent.speech.wakeword import WakeWord
 
             wake = WakeWord(config.hub.wake_word, cutoff=config.trigger.wake_cutoff,
                             refractory_s=config.trigger.wake_refractory_s)
+            if self.assistant.transcriber is not None:  # a second opinion, as the kiosk's
+                wake.confirm = heard_by(self.assistant.transcriber, wake.name)
         vad = SileroVAD()
         audio = config.audio
 

@@ -19,6 +19,7 @@ import numpy as np
 from voiceagent.audio import STT_RATE
 from voiceagent.errors import ConfigError
 from voiceagent.speech.runon import Recent, isolated, word_end
+from voiceagent.speech.wake_confirm import CONFIRM_FLOOR
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +60,8 @@ class WakeWord:
     """
 
     def __init__(self, name_or_path: str, *, cutoff: float = 0.0, refractory_s: float = 2.0,
-                 run_on: bool = True, run_on_cutoff: float = 0.0) -> None:
+                 run_on: bool = True, run_on_cutoff: float = 0.0,
+                 confirm: Callable[[np.ndarray], bool] | None = None) -> None:
         self._stream = _Stream(name_or_path)
         self._spec = name_or_path
         self.name = self._stream.model.wake_word
@@ -69,6 +71,9 @@ class WakeWord:
         self.run_on_cutoff = (run_on_cutoff or 1 - (1 - self.cutoff) / RUN_ON_MARGIN
                               ) if run_on else 0.0
         """What the second look must reach (0: no second look)."""
+        self.confirm = confirm
+        """Asked about a second look the model leans towards but is not sure of: the word
+        as if a pause followed, heard by speech to text (wake_confirm.py). None: not woken."""
         self.refractory = int(refractory_s * STT_RATE)
         self._window: deque[float] = deque(maxlen=self._stream.window)
         self._checker: _Stream | None = None
@@ -143,10 +148,12 @@ class WakeWord:
         if not self.run_on_cutoff:
             return False
         ago = self.samples - rose
-        sure = min(self._score(isolated(self._recent, word_end(self._recent, ago))),
-                   self._score(isolated(self._recent, ago)))
+        word = isolated(self._recent, word_end(self._recent, ago))
+        sure = min(self._score(word), self._score(isolated(self._recent, ago)))
         log.debug("wake word run on? second look %.3f (needs %.3f)", sure, self.run_on_cutoff)
-        return sure >= self.run_on_cutoff
+        if sure >= self.run_on_cutoff:
+            return True
+        return self.confirm is not None and sure >= CONFIRM_FLOOR and self.confirm(word)
 
     def _score(self, samples: np.ndarray) -> float:
         """The highest averaged probability a fresh copy of the model gives `samples`."""
@@ -251,6 +258,7 @@ class WakeOverEcho:
     def __init__(self, make: Callable[[], WakeWord], raw: Callable[[], np.ndarray],
                  far: Callable[[], np.ndarray], *, refractory_s: float = 2.0) -> None:
         self._clean, self._raw, self._far = make(), make(), make()
+        self._far.confirm = None  # it only vetoes: no speech to text on what was played
         self._raw_block, self._far_block = raw, far
         self.name = self._clean.name
         self._far_peak: deque[float] = deque(maxlen=int(FAR_MEMORY_S * STT_RATE / 512))
