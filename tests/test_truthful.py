@@ -663,6 +663,30 @@ def test_an_earlier_answer_copied_to_another_request_is_asked_again(tools):
     model.assert_consumed()
 
 
+def test_a_remark_read_back_is_answered_as_a_remark(tools):
+    """"The pasta needs eleven minutes." got the 1.5B's "The pasta needs eleven minutes.",
+    then, told it had copied, "I'm sorry, but I can't help with that." (or, shown the tools,
+    a set_timer call): a remark asks for nothing, so it is asked again as in a plain chat."""
+    model = ScriptedChatModel().enqueue("The pasta needs eleven minutes.")
+    model.enqueue("Sounds like dinner is nearly ready.")
+    _r, spoken = run(model, tools, "The pasta needs eleven minutes.")
+    assert spoken == "Sounds like dinner is nearly ready."
+    assert model.requests[1].tool_choice == "none"
+    note = model.requests[1].messages[-1].text
+    assert tell_model("copied_remark") in note and tell_model("copied_answer") not in note
+    model.assert_consumed()
+
+
+def test_a_remark_read_back_twice_is_acknowledged_not_failed(tools):
+    """Nothing was asked, so nothing failed: "Okay.", not "Sorry, I couldn't do that."."""
+    model = ScriptedChatModel().enqueue("The remote needs new batteries.")
+    model.enqueue("The remote needs new batteries.")
+    _r, spoken = run(model, tools, "The remote needs new batteries.")
+    assert spoken == say("noted")
+    assert model.requests[1].tool_choice == "none"
+    model.assert_consumed()
+
+
 @pytest.mark.parametrize("request_now, answer", [
     ("what is the capital of France", "The capital of France is Paris."),  # asked again
     ("what is a table for two", "Sorry, I can't do that here."),  # a refusal may recur

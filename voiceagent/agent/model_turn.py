@@ -144,7 +144,14 @@ class ModelTurn:
             return unserved[0].reply  # nothing here knows it: say so plainly
         declined = DECLINES_GENERAL in reasons and not claimed
         declined_served = DECLINES_SERVED in reasons and not claimed
-        if self.retried or (self.turn.done and not (declined or declined_served)):
+        text = self.turn.user_text
+        remark = is_remark(tokens(text))
+        echoed = remark and any(  # the user's own words read back to a remark
+            reason == REPEATS_EARLIER and set(tokens(sentence)) <= set(tokens(text))
+            for sentence, reason in voice.dropped)
+        if self.retried or (self.turn.done and not (declined or declined_served or echoed)):
+            if echoed:  # twice: a remark asks for nothing, so nothing failed
+                return say("noted")
             return self._plain() if claimed else ""
         self.retried = True
         self.turn.messages.pop()  # its empty assistant message
@@ -153,8 +160,7 @@ class ModelTurn:
         # asked as in a plain chat: not a question about the user's own or the world now
         # ("did the yankees win last night" -> "The Yankees won last night."; a remark is
         # no question: "tube was super busy today"), not after "I don't know"
-        text = self.turn.user_text
-        chat = not ((known.particular(text) and not is_remark(tokens(text))) or any(
+        chat = not ((known.particular(text) and not remark) or any(
             lexicon().has("not_knowing", sentence) for sentence, _r in voice.dropped))
         voice.dropped.clear()
         tools = self._tools_for_request()
@@ -184,6 +190,12 @@ class ModelTurn:
                 return self._plain()
             self.retry_note = tell_model("use_tool", tools=", ".join(tools))
             self.tool_choice = tuple(tools)
+        elif echoed:
+            # "The pasta needs eleven minutes." read back, then, told it copied, "I can't
+            # help with that", or shown the tools, set_timer: a remark asks for nothing, so
+            # it is answered as in a plain chat
+            self.retry_note = tell_model("copied_remark")
+            self.chat, self.tool_choice = True, "none"
         elif REPEATS_EARLIER in reasons:
             self.retry_note = tell_model("copied_answer")
         else:
