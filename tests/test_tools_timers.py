@@ -160,6 +160,19 @@ def test_set_list_and_cancel(timers):
     assert t["cancel_timer"](which="all") == "There are no timers or alarms to cancel."
 
 
+def test_cancelling_the_alarms_of_a_day_keeps_the_others(timers):
+    """"delete all reminders of sunday" cancelled every alarm: the day said is kept."""
+    t = tools(timers)  # Tuesday 1 Dec 2026, 8:00
+    t["set_alarm"](time="7 am on Sunday")
+    t["set_alarm"](time="9:30 am on Sunday")
+    t["set_alarm"](time="8 am tomorrow")
+    assert t["cancel_timer"](which="all alarms on sunday") == (
+        "Cancelled the 7:00 AM alarm and the 9:30 AM alarm.")
+    assert t["cancel_timer"](which="the friday alarm") == (
+        "You have no alarm on that day, only the 8:00 AM alarm.")
+    assert t["cancel_timer"](which="tomorrow's alarm") == "Cancelled the 8:00 AM alarm."
+
+
 def test_spoken_results_read_naturally(timers):
     t = tools(timers)
     # labels small models invent from the length itself are dropped

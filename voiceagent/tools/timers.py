@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime, tzinfo
+from collections.abc import Callable
+from datetime import datetime, timedelta, tzinfo
 
 from voiceagent.agent.outcome import Outcome
 from voiceagent.agent.tools import Tool, tool
@@ -74,6 +75,23 @@ def said_day(text: str, base: datetime) -> tuple[str, int | None, bool]:
     found = day_with_time(text, base)
     day = found.day
     return found.time, None if day is None else day.offset, bool(day and day.weekday)
+
+
+def _on_day(which: str, now: float, zone: tzinfo | None,
+            ) -> tuple[str, Callable[[float], bool] | None]:
+    """`which` without the day it names ("sunday alarms", "alarms for tomorrow"), and
+    whether a moment (epoch seconds) falls on that day; None when no day is named."""
+    base = datetime.fromtimestamp(now, zone)
+    rest, offset, by_weekday = said_day(re.sub(r"'s\b", "", which), base)  # "sunday's"
+    if offset is None:
+        return which, None
+    target = (base + timedelta(days=offset)).date()
+
+    def on(due: float) -> bool:
+        day = datetime.fromtimestamp(due, zone).date()
+        return day.weekday() == target.weekday() if by_weekday else day == target
+
+    return rest, on
 
 
 def alarm_due(text: str, zone: tzinfo | None, now: float) -> float:
@@ -183,6 +201,9 @@ def make_tools(timers: Timers) -> list[Tool]:
         words = which.lower().split()
         kinds = {k for k in _KINDS if any(w.startswith(k) for w in words)}
         candidates = [e for e in entries if not kinds or e.kind in kinds]
+        which, day = _on_day(which, timers.clock.time(), timers.clock.zone)
+        if day is not None:  # "all alarms on sunday": those of that day, not every one
+            candidates = [e for e in candidates if day(e.due)]
         wanted = clean_label(which)
         if any(e.id and e.id == which for e in entries):  # a follow-up's own reference
             chosen = [e for e in entries if e.id == which]
@@ -199,8 +220,9 @@ def make_tools(timers: Timers) -> list[Tool]:
             have = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
             offered = tuple(e.ref("offered") for e in entries)
             if not candidates:
-                return Outcome(f"You have no {' or '.join(sorted(kinds))} set, only {have}.",
-                               offered)
+                what = " or ".join(sorted(kinds)) or "timer or alarm"
+                when = "on that day" if day is not None else "set"
+                return Outcome(f"You have no {what} {when}, only {have}.", offered)
             return Outcome(f"Which one? You have {have}.", offered)
         chosen = timers.remove(chosen)
         gone = [f"the {e.name(timers.clock)}" for e in chosen]
