@@ -132,6 +132,12 @@ def test_a_plural_of_a_term_is_on_its_topic(text, about):
     ("show me the way to get to the station", "navigation"),
     ("what's happening in local politics", "news"),
     ("is it going to be overcast later", "weather"),
+    ("will it be chilly on saturday", "weather"),  # how warm it will be, what to wear
+    ("do i need gloves tonight", "weather"),
+    ("should i dress in layers tomorrow", "weather"),
+    ("what's the temperature now", "weather"),
+    ("what is the cpu temperature", None),  # this machine's: its status
+    ("should i wear a dress or a suit to the wedding", None),  # not the weather's
     # a question of what is generally known on the same words is the model's
     ("what is reggae", None),
     ("why is the sky dark at night", None),
