@@ -421,6 +421,9 @@ def test_that_pointing_back_lets_the_call_use_what_the_user_said_before(tools, t
     ("The 5 AM alarm has been cancelled.", True),
     ("Eggs removed from your shopping list.", True),
     ("Okay, the pasta timer is stopped.", True),
+    ('I removed "apple" from it.', True),  # the list named in the sentence before (SLURP)
+    ("I'll let you know when it's five hours.", True),  # to "alert me at five hours"
+    ("I can't alert you, sorry.", False),
     ("Pluto was removed from the list of planets in 2006.", False),
     ("You added milk to the list earlier.", False),
     ("Salt is added to the water before the pasta.", False),

@@ -32,7 +32,7 @@ from voiceagent.agent.turn import CallDone, Turn, TurnResult
 from voiceagent.config import AgentConfig
 from voiceagent.errors import ChatError, ServerDown
 from voiceagent.language import lexicon, say, tell_model, tokens
-from voiceagent.language.asking import is_remark
+from voiceagent.language.asking import content_words, is_remark
 from voiceagent.language.topics import topics_of
 from voiceagent.ports import ChatModel
 
@@ -160,7 +160,9 @@ class ModelTurn:
         # asked as in a plain chat: not a question about the user's own or the world now
         # ("did the yankees win last night" -> "The Yankees won last night."; a remark is
         # no question: "tube was super busy today"), not after "I don't know"
-        chat = not ((known.particular(text) and not remark) or any(
+        advice = any(lexicon().is_one("advice_openers", content_words(tokens(text))[:n])
+                     for n in (1, 2, 3, 4))  # "what should i cook tonight" asks no live fact
+        chat = not ((known.particular(text) and not (remark or advice)) or any(
             lexicon().has("not_knowing", sentence) for sentence, _r in voice.dropped))
         voice.dropped.clear()
         tools = self._tools_for_request()

@@ -339,13 +339,14 @@ class Topics:
         """A report of a kept thing done, in the first words of the sentence, the thing
         named before it ("Alarm canceled.", "The 5 AM alarm has been cancelled.", "I removed
         eggs from your shopping list."): the models' way to claim a call they never made."""
-        things = _find(self.kept, said)
-        if not things:
-            return False
         if _find(self.reporters, said[start:start + 1]) and any(
                 not self._negated(said, at) and not _find(self.describers, said[at - 1:at])
                 for at in _find(self.reports, said) if at > start):
-            return True  # "I found the list named shopping and removed apple."
+            return True  # "I found the list named shopping and removed apple.", "I removed
+            # "apple" from it." (the list named in the sentence before)
+        things = _find(self.kept, said)
+        if not things:
+            return False
         for at in _find(self.reports, said[:start + REPORTED + 1]):
             if self._negated(said, at):
                 continue
