@@ -156,6 +156,14 @@ def test_what_nothing_here_does_is_known_by_its_words(text, refused):
     assert (topic.name if topic else None) == refused
 
 
+@pytest.mark.parametrize("text, about", [
+    ("alert me in three hours", ["timers"]),  # was on no topic: "I can't do that here"
+    ("notify me if i receive any mail", ["messages"]),  # not a reminder
+])
+def test_asked_to_be_alerted_is_a_timer(text, about):
+    assert [t.name for t in topics_of().about(text)] == about
+
+
 def test_a_distance_from_the_user_is_a_claim_nothing_here_backs():
     """"how far is the airport" goes to the model (so "how far is the moon" can be
     answered); its made-up "The airport is about 15 miles away." is not said."""
