@@ -233,6 +233,17 @@ def test_a_request_is_about_what_a_tool_is_for_only_when_it_says_so(tool, said, 
     assert topics_of().on_topic(tool, said) is on
 
 
+def test_a_cancel_keeps_the_day_the_user_said(tools):
+    """"please delete all reminder of sunday": the 1.5B called cancel_timer(which="all");
+    the day said is carried into the call, so only Sunday's alarms go."""
+    tools.run(ToolCall("a", "set_alarm", {"time": "7 am on sunday"}))
+    tools.run(ToolCall("b", "set_alarm", {"time": "8 am on monday"}))
+    model = ScriptedChatModel().enqueue(calls(("cancel_timer", {"which": "all"})))
+    result, spoken = run(model, tools, "please delete all reminder of sunday")
+    assert spoken == "Cancelled the 7:00 AM alarm."
+    assert "8:00 AM" in tools.run(ToolCall("c", "list_timers", {})).say
+
+
 def test_the_plain_sentence_when_the_second_try_fails_too(tools):
     model = ScriptedChatModel().enqueue("The time is 12:34 PM.").enqueue("It is 1:00 PM.")
     result, spoken = run(model, tools, "hey what's the time")

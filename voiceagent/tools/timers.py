@@ -188,7 +188,7 @@ def make_tools(timers: Timers) -> list[Tool]:
             parts.insert(0, f"You have {' and '.join(counts)}.")
         return Outcome(" ".join(parts), tuple(e.ref("read") for e in entries))
 
-    @tool(speaks_result=True, writes=True, destroys=True)
+    @tool(speaks_result=True, writes=True, destroys=True, carries={"days": ("which",)})
     def cancel_timer(which: str = "") -> Outcome | str:
         """Cancel or stop a timer or alarm.
 
