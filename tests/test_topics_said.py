@@ -136,6 +136,7 @@ def test_a_plural_of_a_term_is_on_its_topic(text, about):
     ("do i need gloves tonight", "weather"),
     ("should i dress in layers tomorrow", "weather"),
     ("what's the temperature now", "weather"),
+    ("did the yankees win last night", "news"),  # how a game went, now
     ("what is the cpu temperature", None),  # this machine's: its status
     ("should i wear a dress or a suit to the wedding", None),  # not the weather's
     # a question of what is generally known on the same words is the model's

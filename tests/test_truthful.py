@@ -207,6 +207,9 @@ def test_a_refusal_is_no_claim_and_a_question_claims_nothing():
     assert [t.name for t in known.claimed("Okay, I'll stop the alarms.")] == ["done"]
     assert [t.name for t in known.claimed("Got it.")] == ["done"]
     assert known.claimed("William Shakespeare wrote Hamlet.") == []
+    # how warm it is now is the weather's; why it is cold in winter is knowledge
+    assert [t.name for t in known.claimed("Yes, it is hot today.")] == ["weather"]
+    assert known.claimed("It's cold in winter because the Earth tilts away from the sun.") == []
 
 
 @pytest.mark.parametrize("tool, said, on", [
@@ -342,7 +345,7 @@ def test_a_general_question_declined_is_asked_once_more_to_be_answered(tools):
     assert model.requests[1].system == AgentConfig().system_prompt  # not known: no chat
     model = ScriptedChatModel().enqueue("I'm sorry, but I can't provide real-time results.")
     model.enqueue("I can't check that here.")
-    result, spoken = run(model, tools, "who won the big match last night")  # the world now
+    result, spoken = run(model, tools, "what happened at the party last night")  # the world now
     assert model.requests[1].system == AgentConfig().system_prompt
     model = ScriptedChatModel().enqueue("I'm sorry, but I can't answer that.")
     model.enqueue("Sounds like a long day.")
