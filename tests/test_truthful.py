@@ -351,6 +351,11 @@ def test_a_general_question_declined_is_asked_once_more_to_be_answered(tools):
     model.enqueue("Sounds like a long day.")
     result, spoken = run(model, tools, "the bus was super late today")  # a remark: no question
     assert model.requests[1].system == AgentConfig().chat_prompt
+    model = ScriptedChatModel().enqueue("I'm sorry, I can't help with that.")
+    model.enqueue("How about a simple stir-fry?")
+    result, spoken = run(model, tools, "what should i cook tonight")  # advice: no live fact
+    assert model.requests[1].system == AgentConfig().chat_prompt
+    assert spoken == "How about a simple stir-fry?"
     model = ScriptedChatModel().enqueue("I can't check the weather.")  # not general: said
     result, spoken = run(model, tools, "what's the weather like")
     assert "weather" in spoken and len(model.requests) == 1

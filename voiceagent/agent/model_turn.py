@@ -168,9 +168,10 @@ class ModelTurn:
         tools = self._tools_for_request()
         # served only by the clock's everyday words ("time travel"): maybe no clock's
         when = all(t.when for t in voice.facts.asked if t.served)
-        if declined and chat:
+        if (declined or (declined_served and when and advice)) and chat:
+            # "what should i cook tonight": served only by the clock's "tonight", declined
             self.chat, self.tool_choice = True, "none"
-            voice.facts.general = False  # asked twice: what it says now is its answer
+            voice.facts.general = voice.facts.served = False  # asked twice: its answer
         elif declined:  # "where is my girlfriend", "I don't know ...": the tools' rules stay
             self.retry_note = tell_model("answer_general")
             self.tool_choice = "none"
