@@ -591,6 +591,8 @@ def test_greetings_are_answered_and_never_hide_the_request(commands, said, inten
 @pytest.mark.parametrize("said, intent", [
     ("What's your name?", "about_me"), ("Who are you?", "about_me"),
     ("What can you do?", "capabilities"), ("Help!", "capabilities"),
+    ("What things can't you do?", "capabilities"),  # the 1.5B: "You can't do anything."
+    ("What are your limitations?", "capabilities"),
     ("Say that again.", "repeat_answer"), ("Sorry, what did you say?", "repeat_answer"),
     ("What did I ask you before?", "last_request"),
     ("What was the last thing I said?", "last_request"),
