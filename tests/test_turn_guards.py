@@ -241,6 +241,8 @@ def test_the_time_is_not_the_whole_answer_to_a_question_about_a_span(tools):
     "Error: parameter 'part': 'weather' is not one of ['all', 'battery'].",
     '{"name": "get_weather", "arguments": {"city": "New York"}}',
     "The current date is [insert date].",
+    # the tools' descriptions read out ("sum up all the things for me i could do ...")
+    "arguments: place (string, optional): a city or country the user named; else empty.",
 ])
 def test_error_text_json_and_placeholders_are_never_spoken(tools, reply: str):
     assert unspeakable(reply)

@@ -26,6 +26,10 @@ def _error() -> re.Pattern[str]:
 _JSON = re.compile(r"[{}\[\]]\s*\"|\"\s*:\s*[\[{\"\d]|^\s*[{\[]|[}\]]\s*$")
 _PLACEHOLDER = re.compile(r"\[[^\]]{1,60}\]|<[a-z_ ]{2,40}>|\{\{?[^}]{1,40}\}?\}")
 """Template placeholders left in ("The date is [insert date].")."""
+_SCHEMA = re.compile(r"\b(?:arguments:|\((?:string|integer|number|boolean|array|object|any)"
+                     r"(?:, one of:[^)]*)?(?:, optional)?\))")
+"""The tools' descriptions as chat_template.jinja writes them ("place (string, optional): a
+city or country ...", "arguments: none"): the 1.5B once read them out as an answer."""
 
 
 
@@ -169,6 +173,8 @@ def unspeakable(sentence: str, facts: Facts | None = None) -> str:
         return "raw JSON"
     if _PLACEHOLDER.search(sentence) or lexicon().has("placeholder_words", sentence):
         return "placeholder"
+    if _SCHEMA.search(sentence):
+        return "tool schema"
     if facts is None:
         return ""
     if facts.tool_names & set(re.findall(r"[a-z][a-z0-9_]*", sentence.lower())):
