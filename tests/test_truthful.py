@@ -699,6 +699,16 @@ def test_a_remark_read_back_is_answered_as_a_remark(tools):
     model.assert_consumed()
 
 
+def test_a_wish_read_back_is_asked_again_as_a_chat(tools):
+    """"i hope we could have lunch together" (no statement verb, so no remark) was read back
+    twice, then "Sorry, I couldn't do that."; on nothing a tool serves it goes to the chat."""
+    model = ScriptedChatModel().enqueue("I hope we could have lunch together.")
+    model.enqueue("Sure, let's have lunch together!")
+    _r, spoken = run(model, tools, "i hope we could have lunch together")
+    assert spoken == "Sure, let's have lunch together!"
+    assert model.requests[1].system == AgentConfig().chat_prompt
+
+
 def test_a_remark_read_back_twice_is_acknowledged_not_failed(tools):
     """Nothing was asked, so nothing failed: "Okay.", not "Sorry, I couldn't do that."."""
     model = ScriptedChatModel().enqueue("The remote needs new batteries.")

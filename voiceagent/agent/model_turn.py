@@ -146,11 +146,12 @@ class ModelTurn:
         declined_served = DECLINES_SERVED in reasons and not claimed
         text = self.turn.user_text
         remark = is_remark(tokens(text))
-        echoed = remark and any(  # the user's own words read back to a remark
+        echoed = any(  # the user's own words read back, on nothing a tool here serves
             reason == REPEATS_EARLIER and set(tokens(sentence)) <= set(tokens(text))
-            for sentence, reason in voice.dropped)
+            for sentence, reason in voice.dropped) and (
+            remark or not any(t.served for t in voice.facts.asked))
         if self.retried or (self.turn.done and not (declined or declined_served or echoed)):
-            if echoed:  # twice: a remark asks for nothing, so nothing failed
+            if echoed and remark:  # twice: a remark asks for nothing, so nothing failed
                 return say("noted")
             return self._plain() if claimed else ""
         self.retried = True
@@ -196,7 +197,8 @@ class ModelTurn:
         elif echoed:
             # "The pasta needs eleven minutes." read back, then, told it copied, "I can't
             # help with that", or shown the tools, set_timer: a remark asks for nothing, so
-            # it is answered as in a plain chat
+            # it is answered as in a plain chat; so is a wish ("i hope we could have lunch
+            # together") on nothing a tool here serves
             self.retry_note = tell_model("copied_remark")
             self.chat, self.tool_choice = True, "none"
         elif REPEATS_EARLIER in reasons:
