@@ -28,3 +28,17 @@ def test_the_name_as_whisper_spells_it(text: str, name: str) -> None:
 ])
 def test_what_only_came_close(text: str, name: str) -> None:
     assert not ends_with_name(text, name)
+
+
+def test_a_failing_second_opinion_leaves_it_asleep() -> None:
+    """A transcriber that fails (or an install without jellyfish) must not take the
+    listening loop down: the doubtful wake word is not woken, as without a second opinion."""
+    import numpy as np
+
+    from voiceagent.speech.wake_confirm import heard_by
+
+    class Broken:
+        def transcribe(self, audio):
+            raise RuntimeError("model gone")
+
+    assert heard_by(Broken(), "Alexa")(np.zeros(16000, np.float32)) is False

@@ -61,10 +61,11 @@ def heard_by(transcriber: Transcriber, name: str) -> Callable[[np.ndarray], bool
     def confirm(samples: np.ndarray) -> bool:
         try:
             text = str(transcriber.transcribe(Audio(samples, STT_RATE)))
-        except Exception as exc:  # no second opinion: stay asleep, as without one
+            heard = ends_with_name(text, name)
+        except Exception as exc:  # no second opinion (a failed transcriber, an install
+            # without jellyfish: rerun ./install.sh): stay asleep, as without one
             log.warning("could not check the wake word with speech to text: %s", exc)
             return False
-        heard = ends_with_name(text, name)
         log.info("wake word run on? speech to text heard %r: %s", text,
                  "the wake word" if heard else "not the wake word")
         return heard
