@@ -187,15 +187,10 @@ def wake_gate(config: Config, recorder: Any, canceller: Any = None,
         return None
     wake: Any = None
     if trigger.wake_word:
-        from voiceagent.speech.wake_confirm import heard_by
         from voiceagent.speech.wakeword import WakeOverEcho, WakeWord
 
         def make() -> WakeWord:
-            detector = WakeWord(trigger.wake_word, cutoff=trigger.wake_cutoff,
-                                refractory_s=trigger.wake_refractory_s)
-            if transcriber is not None:
-                detector.confirm = heard_by(transcriber, detector.name)
-            return detector
+            return wake_detector(trigger.wake_word, config, transcriber)
 
         wake = make()
         if canceller is not None:  # over an answer: the raw mic too, unless it said it
@@ -215,6 +210,20 @@ def wake_gate(config: Config, recorder: Any, canceller: Any = None,
     echo_only = (lambda: False) if canceller is None else (lambda: canceller.echo_only)
     return WakeGate(wake, watch, listen_s=audio.listen_timeout_s,
                     deaf=lambda: bool(recorder.is_paused), echo_only=echo_only)
+
+
+def wake_detector(name: str, config: Config, transcriber: Any = None) -> Any:
+    """The wake word `name` with [trigger]'s cut-off and refractory time, and, given a
+    `transcriber`, its second opinion on a doubtful run-on (speech/wake_confirm.py): the
+    kiosk's and a hub room's."""
+    from voiceagent.speech.wake_confirm import heard_by
+    from voiceagent.speech.wakeword import WakeWord
+
+    detector = WakeWord(name, cutoff=config.trigger.wake_cutoff,
+                        refractory_s=config.trigger.wake_refractory_s)
+    if transcriber is not None:
+        detector.confirm = heard_by(transcriber, detector.name)
+    return detector
 
 
 def early_end(config: Config, assistant: Any, recorder: Any, *, wake_phrase: str = "") -> None:

@@ -56,7 +56,7 @@ from voiceagent.hub.discovery import Place
 from voiceagent.hub.link import SatelliteLink
 from voiceagent.hub.room_timer import add_room_timer
 from voiceagent.hub.stream import SatelliteMic, SatelliteSpeaker
-from voiceagent.modes import early_end
+from voiceagent.modes import early_end, wake_detector
 from voiceagent.ports import Synthesizer, Transcriber
 from voiceagent.sound.recorder import MicRecorder
 from voiceagent.speaking import speak
@@ -133,13 +133,7 @@ class Room:
         """The hub's own wake word for this room ([hub] wake_word), or none."""
         wake: Any = None
         if config.hub.wake_word:
-            from voiceagent.speech.wake_confirm import heard_by
-            from voiceagent.speech.wakeword import WakeWord
-
-            wake = WakeWord(config.hub.wake_word, cutoff=config.trigger.wake_cutoff,
-                            refractory_s=config.trigger.wake_refractory_s)
-            if self.assistant.transcriber is not None:  # a second opinion, as the kiosk's
-                wake.confirm = heard_by(self.assistant.transcriber, wake.name)
+            wake = wake_detector(config.hub.wake_word, config, self.assistant.transcriber)
         vad = SileroVAD()
         audio = config.audio
 

@@ -60,8 +60,7 @@ class WakeWord:
     """
 
     def __init__(self, name_or_path: str, *, cutoff: float = 0.0, refractory_s: float = 2.0,
-                 run_on: bool = True, run_on_cutoff: float = 0.0,
-                 confirm: Callable[[np.ndarray], bool] | None = None) -> None:
+                 run_on: bool = True, run_on_cutoff: float = 0.0) -> None:
         self._stream = _Stream(name_or_path)
         self._spec = name_or_path
         self.name = self._stream.model.wake_word
@@ -71,7 +70,7 @@ class WakeWord:
         self.run_on_cutoff = (run_on_cutoff or 1 - (1 - self.cutoff) / RUN_ON_MARGIN
                               ) if run_on else 0.0
         """What the second look must reach (0: no second look)."""
-        self.confirm = confirm
+        self.confirm: Callable[[np.ndarray], bool] | None = None
         """Asked about a second look the model leans towards but is not sure of: the word
         as if a pause followed, heard by speech to text (wake_confirm.py). None: not woken."""
         self.refractory = int(refractory_s * STT_RATE)
