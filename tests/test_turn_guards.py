@@ -21,6 +21,7 @@ from voiceagent.config import AgentConfig
 from voiceagent.config_file import load_config
 from voiceagent.errors import ServerDown
 from voiceagent.language import say
+from voiceagent.language.topics import topics_of
 from voiceagent.testing import ScriptedChatModel, calls
 from voiceagent.tools import ToolContext, build_tools
 
@@ -107,6 +108,34 @@ def test_an_invented_list_item_is_never_written_and_the_model_hears_why(tools):
     assert tools.get("read_list").func(list_name="shopping").startswith("You have no shopping")
     assert spoken == say("ask_items")  # none of the items was said: the user is asked
     assert "rror" not in spoken
+
+
+@pytest.mark.parametrize("said, list_name, topic", [
+    ("please add tom to my contact list", "contact", "messages"),
+    ("add erosser at hotmail dot com as a new contact", "contacts", "messages"),
+    ("put the dentist on my calendar", "calendar list", "calendar"),
+    ("add this song to my playlist", "my playlist", "media"),
+])
+def test_a_list_kept_by_a_service_nothing_here_has_is_not_made(tools, said, list_name, topic):
+    model = ScriptedChatModel()
+    model.enqueue(calls(("add_to_list", {"list_name": list_name, "items": said.split()[1]})))
+    agent, _ = make(model, tools)
+    result, spoken = run(agent, said)
+    (_, text, is_error, _refs, _ran), = result.tool_calls
+    assert is_error and topic in text
+    assert tools.get("read_list").func(list_name="").startswith("You have no lists")
+    assert spoken == topics_of().topic(topic).reply
+
+
+def test_a_list_the_user_already_keeps_under_such_a_name_is_theirs(tools):
+    tools.get("add_to_list").func(list_name="playlist", items="jazz night")
+    model = ScriptedChatModel()
+    model.enqueue(calls(("add_to_list", {"list_name": "playlist", "items": "rock"})))
+    model.enqueue("Added rock to your playlist list.")
+    agent, _ = make(model, tools)
+    result, _spoken = run(agent, "add rock to my playlist list")
+    assert not result.tool_calls[0][2]
+    assert "rock" in tools.get("read_list")(list_name="playlist")
 
 
 @pytest.mark.parametrize("tool, args, said, heard, gone", [

@@ -22,6 +22,7 @@ from voiceagent.language import lexicon, say, tokens
 from voiceagent.language.asking import without_name
 from voiceagent.language.numbers import ordinals
 from voiceagent.language.plural import singular
+from voiceagent.language.topics import Topic, topics_of
 from voiceagent.tools.words import numbers_in
 
 __all__ = ["Grounding", "asked_not_to_destroy", "clearly_asked_to_destroy", "ground",
@@ -62,6 +63,20 @@ def on_topic(tool: Tool, utterance: str) -> bool:
     0.5B called set_alarm and the user heard "For what time?"."""
     about = {w[:5] for w in words(tool.description) if len(w) >= 4}
     return any(w[:5] in about for w in words(utterance) if len(w) >= 4)
+
+
+def kept_elsewhere(name: str) -> Topic | None:
+    """The unserved topic whose things `name` names ("my contact list", "calendar"): what
+    the user keeps with a service nothing here has. "add tom to my contact list" made a new
+    list called contact; the user meant their phone's contacts."""
+    topics = topics_of()
+    plain = lexicon().words("function_words") | {"my", "our", "the"}
+    plain |= {w for thing in topics.kept for w in thing}  # "calendar list": the calendar
+    said = tuple(singular(w) for w in tokens(name) if w not in plain)
+    for topic in topics.topics:
+        if not topic.served and said in {tuple(map(singular, t)) for t in topic.things}:
+            return topic
+    return None
 
 
 def _content(value: str) -> list[str]:
@@ -121,6 +136,13 @@ def ground(tool: Tool, args: dict[str, Any], utterance: str, *, earlier: str = "
     back = lexicon().has("back", now)  # "and in Paris?", "what's the date there?"
     said = utterance if tool.writes or not back else f"{earlier} {utterance}"
     exists = dict(tool.known)
+    for param, has in exists.items():
+        value = args.get(param)
+        elsewhere = kept_elsewhere(value) if isinstance(value, str) else None
+        if elsewhere is not None and not has(value):
+            return Grounding(ask=elsewhere.reply, error=(
+                f"Error: not run: {param} {value!r} is kept by {elsewhere.name}, which "
+                f"nothing here has. Say plainly that you can't do that here."))
     required = set(tool.parameters.get("required", ()))
     problems, drop, invented, asked = [], [], False, ""
     trim: list[tuple[str, str]] = []

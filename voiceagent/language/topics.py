@@ -74,7 +74,8 @@ class Topic:
     """Words that put a request on this topic only when it asks (a question or a request):
     "what day is it", but not the remark "today was a tiring day" or "joke of the day"."""
     things: Terms = ()
-    """What its tools keep (a list, a timer): saying the user has none is its live state."""
+    """What its tools keep (a list, a timer): saying the user has none is its live state.
+    Unserved: what that service keeps that people name like a list (contacts, a calendar)."""
     knowable: bool = False
     """Unserved, but what is asked of it the model may know ("google the meaning of
     demonetisation"): only a request about the user's own world or live state is refused
