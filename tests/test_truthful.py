@@ -326,6 +326,22 @@ def test_here_is_not_a_place_said_before(tools):
     assert result.answer.startswith("It is ")  # the place was left out: the time here
 
 
+def test_an_answer_that_opens_by_stepping_out_of_character_is_asked_again_whole(tools):
+    """"what is your favorite color" -> "As an AI language model, I don't have personal
+    preferences. However, many people enjoy ...": not spoken from its "However"."""
+    model = ScriptedChatModel().enqueue(
+        "As an AI language model, I don't have personal preferences or emotions. However, "
+        "I can tell you that many people enjoy blue.")
+    model.enqueue("My favorite color is blue.")
+    _result, spoken = run(model, tools, "what is your favorite color")
+    assert spoken == "My favorite color is blue."
+    assert model.requests[1].system == AgentConfig().chat_prompt
+    model = ScriptedChatModel().enqueue("Mount Everest. I'm not sure of its exact height.")
+    _result, spoken = run(model, tools, "What is the highest mountain on earth?")
+    assert spoken == "Mount Everest."  # a doubt after an answer: only the doubt goes
+    assert len(model.requests) == 1
+
+
 def test_a_general_question_declined_is_asked_once_more_to_be_answered(tools):
     model = ScriptedChatModel().enqueue("I'm sorry, but I can't help with that.")
     model.enqueue("Mount Everest, at 8,849 metres.")

@@ -25,15 +25,19 @@ DEFAULT_SYSTEM_PROMPT = (
 )
 
 DEFAULT_CHAT_PROMPT = (
-    "You are a friendly voice assistant running offline on the user's own computer. Your "
-    "answers are spoken aloud: reply in one or two short, plain sentences, with no lists, "
-    "markdown, code or links. Answer from what you know: a fact, an explanation, advice, a "
-    "suggestion, a joke, a short poem or your own view are all fine."
+    "You are a friendly voice assistant running offline on the user's own computer, with a "
+    "personality of your own: you have favourites (a colour, a food, music) and opinions, "
+    "and when asked you share them playfully. Your answers are spoken aloud: reply in one or "
+    "two short, plain sentences, with no lists, markdown, code or links. Answer from what "
+    "you know: a fact, an explanation, advice, a suggestion, a joke, a short poem or your "
+    "own view are all fine."
 )
 """The system prompt a declined request no tool serves is asked again with, without the
 tools: with the tool list and its rules in view the 1.5B declined 26 of 113 such requests
 ("be funny for me" -> "I'm sorry, but I can't help with that."), with this prompt alone 10
-(docs/evaluation.md, 5 Dec)."""
+(docs/evaluation.md, 5 Dec). Without a personality of its own, asked "what is your favorite
+color", it said "As an AI language model, I don't have personal preferences" (5 of 7 such
+questions); with one, "My favorite color is blue." (6 of 7)."""
 
 
 def _f(default: Any, doc: str, *, choices: tuple[Any, ...] = (), minimum: float | None = None):

@@ -11,8 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from voiceagent.agent.spoken import Facts, unspeakable
+from voiceagent.agent.spoken import DECLINES_GENERAL, Facts, unspeakable
 from voiceagent.speech.sentences import SentenceSplitter, ends_sentence
+
+
+REST_OF_DECLINING = "rest of an answer that opened by declining"
 
 
 class Voice:
@@ -30,6 +33,7 @@ class Voice:
         self.dropped: list[tuple[str, str]] = []
         """(sentence, reason) for each sentence held back."""
         self._rest_dropped = False
+        self._opened_declining = False
 
     # -- the model's streamed text --------------------------------------------------------------
 
@@ -43,12 +47,13 @@ class Voice:
         for sentence in self._splitter.flush():
             self._check_and_say(sentence)
         said, self.reply_said = " ".join(self.reply_said), []
+        self._opened_declining = False
         return said
 
     def discard(self) -> None:
         """Drop an unfinished sentence (the reply was cut off or will be asked again)."""
         self._splitter = SentenceSplitter()
-        self._rest_dropped = False
+        self._rest_dropped = self._opened_declining = False
 
     def cut(self) -> str:
         """The reply stops here (cancel, error, cap): its unfinished sentence is dropped;
@@ -77,9 +82,14 @@ class Voice:
 
     def _check_and_say(self, sentence: str) -> None:
         reason = unspeakable(sentence, self.facts) or (
-            "rest of a dropped sentence" if self._rest_dropped else "")
+            "rest of a dropped sentence" if self._rest_dropped else "") or (
+            REST_OF_DECLINING if self._opened_declining else "")
         # a long sentence comes in clauses: the rest of a dropped one goes too
         self._rest_dropped = bool(reason) and not ends_sentence(sentence)
+        # a general question's answer that opens by declining ("As an AI language model, I
+        # don't have personal preferences. However, many people enjoy ...") is held whole,
+        # to be asked again as in a plain chat, not spoken from its "However"
+        self._opened_declining |= reason == DECLINES_GENERAL and not self.reply_said
         if reason:
             self.dropped.append((sentence, reason))
             return
