@@ -229,6 +229,32 @@ def test_asked_not_to_delete_the_turn_ends_with_nothing_deleted(tools):
     assert spoken == "OK, I'll leave it as it is." and len(model.requests) == 1
     assert "apples" in tools.get("read_list")(list_name="shopping")
 
+
+@pytest.mark.parametrize("yes", [None, False, True])
+def test_a_thing_no_longer_wanted_is_deleted_only_on_a_spoken_yes(tools, yes):
+    """"i don't want the shopping list any more": no clear request to delete, but a wish. The
+    deletion is asked about (the approver); without one, or on a no, nothing is deleted."""
+    tools.get("add_to_list")(list_name="shopping", items="apples")
+    model = ScriptedChatModel().enqueue(calls(("clear_list", {"list_name": "shopping"})))
+    asked: list[tuple[str, dict[str, Any]]] = []
+    approve = None if yes is None else (lambda name, args: asked.append((name, args)) or yes)
+    agent, _ = make(model, tools, approve=approve)
+    result, spoken = run(agent, "i don't want the shopping list any more")
+    listed = tools.get("read_list")(list_name="shopping")
+    if yes:
+        assert asked == [("clear_list", {"list_name": "shopping"})]
+        assert "apples" not in listed and spoken == result.tool_calls[0][1]
+    else:
+        assert "apples" in listed and len(model.requests) == 1
+        assert spoken == say("unconfirmed" if yes is None else "kept")
+    tools.get("add_to_list")(list_name="shopping", items="apples")
+    model = ScriptedChatModel().enqueue(calls(("clear_list", {"list_name": "shopping"})))
+    model.enqueue("Okay.")
+    agent, _ = make(model, tools, approve=lambda name, args: True)
+    result, spoken = run(agent, "i don't want eggs on the shopping list")  # an item
+    assert result.tool_calls[0][2] and "apples" in tools.get("read_list")(list_name="shopping")
+
+
 def test_nothing_that_writes_runs_on_a_doubtful_transcript(tools):
     model = ScriptedChatModel().enqueue(calls(("set_timer", {"duration": "3 hours"})))
     agent, _ = make(model, tools)

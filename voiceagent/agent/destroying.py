@@ -14,6 +14,9 @@ from collections.abc import Iterator, Sequence
 from voiceagent.language import lexicon, tokens
 
 NEAR = 2
+WANTED_OBJECT = 3
+"""The thing no longer wanted comes this soon after the wish ("don't want my shopping list"),
+not later ("don't want eggs on the shopping list": an item, not the list)."""
 """A negation this many words before the verb ("don't ever cancel") still negates it."""
 
 
@@ -58,3 +61,13 @@ def asked_not_to_destroy(utterance: str) -> bool:
     the user said not to do."""
     said = tokens(utterance)
     return any(_negated(said, start) for start, _end in lexicon().find("destroy", said))
+
+
+def no_longer_wanted(utterance: str) -> bool:
+    """The user says they no longer want one of their things, without asking to delete it
+    ("I don't want this list any more", "get rid of my alarms"): a destroying call then
+    runs only on their yes to a spoken question, never on the wish alone."""
+    lex = lexicon()
+    said = tokens(utterance)
+    return any(lex.has("own_things", said[end:end + WANTED_OBJECT])
+               for _start, end in lex.find("unwanting", said))

@@ -16,7 +16,11 @@ from typing import Any
 
 from voiceagent.agent.amounts import says_no_number, says_one, unsaid_numbers
 from voiceagent.agent.carried import dropped
-from voiceagent.agent.destroying import asked_not_to_destroy, clearly_asked_to_destroy
+from voiceagent.agent.destroying import (
+    asked_not_to_destroy,
+    clearly_asked_to_destroy,
+    no_longer_wanted,
+)
 from voiceagent.agent.tools import Tool
 from voiceagent.language import lexicon, say, tokens
 from voiceagent.language.asking import without_name
@@ -112,6 +116,9 @@ class Grounding:
     ask: str = ""
     """With `error`: what to tell the user instead of another model pass: the question for
     something they did not say ("For how long?"), or that nothing was deleted."""
+    confirm: bool = False
+    """A destroying call the user only wished for ("I don't want this list any more"): it
+    runs only on their yes to a spoken question (the approver)."""
 
 
 def ground(tool: Tool, args: dict[str, Any], utterance: str, *, earlier: str = "",
@@ -125,12 +132,17 @@ def ground(tool: Tool, args: dict[str, Any], utterance: str, *, earlier: str = "
     turn is the reply to it ("Remind me to buy milk." "For what time?" "At seven."): it
     counts for writes too.
     """
+    confirm = False
     if tool.destroys and not template and not clearly_asked_to_destroy(utterance, answering):
-        # asked not to delete ("Don't clear the list yet") and tried anyway: say it was kept
-        return Grounding(ask=say("kept") if asked_not_to_destroy(utterance) else "", error=(
-            f"Error: not run. The user did not ask to delete or forget anything, and "
-            f"{tool.name} destroys data. Answer what the user actually asked; if no tool "
-            f"can do it, say so plainly."))
+        confirm = no_longer_wanted(utterance)  # "i don't want this list any more": ask
+        if not confirm:
+            # asked not to delete ("Don't clear the list yet") and tried anyway: say it was
+            # kept
+            return Grounding(ask=say("kept") if asked_not_to_destroy(utterance) else "",
+                             error=(f"Error: not run. The user did not ask to delete or "
+                                    f"forget anything, and {tool.name} destroys data. Answer "
+                                    f"what the user actually asked; if no tool can do it, "
+                                    f"say so plainly."))
     now = utterance = without_name(utterance)  # "... on my shopping list olly": not "olly"
     utterance = f"{answering} {utterance}".strip()
     back = lexicon().has("back", now)  # "and in Paris?", "what's the date there?"
@@ -189,7 +201,7 @@ def ground(tool: Tool, args: dict[str, Any], utterance: str, *, earlier: str = "
             "If they did not name it, leave it empty or ask them."
             + (f" If the user did not ask for {tool.name} at all, answer them in plain "
                "words, without a tool." if invented else "")))
-    return Grounding(drop=tuple(drop), trim=tuple(trim))
+    return Grounding(drop=tuple(drop), trim=tuple(trim), confirm=confirm)
 
 
 def _without(value: str, unsaid: list[str]) -> str:

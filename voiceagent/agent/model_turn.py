@@ -110,7 +110,7 @@ class ModelTurn:
                     continue
                 return turn.end("done", again or "")
             batch = turn.run_calls(reply.calls)
-            if batch.ask and batch.all_failed:
+            if batch.ask and (batch.all_failed or batch.declined):
                 return turn.end("done", batch.ask)  # "Set an alarm." -> "For what time?"
             if batch.stop == "cancelled":
                 return turn.cancelled("tools")

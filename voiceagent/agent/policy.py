@@ -22,7 +22,7 @@ from voiceagent.agent.carried import carry
 from voiceagent.agent.grounding import ground
 from voiceagent.agent.messages import ToolCall
 from voiceagent.agent.tools import ToolRegistry
-from voiceagent.language import lexicon, tell_model
+from voiceagent.language import lexicon, say, tell_model
 from voiceagent.language.topics import topics_of
 from voiceagent.ports import Approver
 
@@ -111,8 +111,10 @@ class CallPolicy:
                 return Decision("repeat", call, grounding.error, stop=True)
             self.refused.add(key)
             return Decision("refuse", call, grounding.error, ask=grounding.ask)
-        if tool.needs_approval and not self._approved(call):
-            return Decision("decline", call, tell_model("declined"))
+        if (tool.needs_approval or grounding.confirm) and not self._approved(call):
+            return Decision("decline", call, tell_model("declined"),
+                            ask=("" if not grounding.confirm else say(
+                                "unconfirmed" if self.approve is None else "kept")))
         note = tell_model("carried", words=", ".join(added)) if added else ""
         if grounding.drop or grounding.trim:
             kept = {k: v for k, v in call.args.items() if k not in grounding.drop}

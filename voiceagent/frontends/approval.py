@@ -35,9 +35,9 @@ class VoiceApprover:
     def __call__(self, name: str, args: dict[str, object]) -> bool:
         if self._transcriber is None:
             return False
-        what = ", ".join(f"{k} {v}" for k, v in args.items())
-        self._speak(say("approve", action=name.replace("_", " "),
-                        details=f" with {what}" if what else ""))
+        what = ", ".join(str(v) for v in args.values() if str(v).strip())  # no parameter
+        self._speak(say("approve", action=name.replace("_", " "),  # names read out
+                        details=f": {what}" if what else ""))
         log.info("asking to run %s; listening for yes or no", name)
         reply = self._transcriber.transcribe(self._recorder.record(None)).strip()
         log.info("approval for %s: heard %r", name, reply)
