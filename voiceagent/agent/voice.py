@@ -14,8 +14,8 @@ from collections.abc import Callable
 from voiceagent.agent.spoken import DECLINES_GENERAL, Facts, unspeakable
 from voiceagent.speech.sentences import SentenceSplitter, ends_sentence
 
-
 REST_OF_DECLINING = "rest of an answer that opened by declining"
+INTRODUCES_DROPPED = "introduces what was held back"
 
 
 class Voice:
@@ -34,6 +34,9 @@ class Voice:
         """(sentence, reason) for each sentence held back."""
         self._rest_dropped = False
         self._opened_declining = False
+        self._held = ""
+        """A sentence that introduces what follows ("Here are your options:"): spoken with
+        the next one, or not at all."""
 
     # -- the model's streamed text --------------------------------------------------------------
 
@@ -46,6 +49,9 @@ class Voice:
         """The model's reply is over: its last sentence, then what the reply said."""
         for sentence in self._splitter.flush():
             self._check_and_say(sentence)
+        if self._held:  # it introduced nothing
+            self.dropped.append((self._held, INTRODUCES_DROPPED))
+            self._held = ""
         said, self.reply_said = " ".join(self.reply_said), []
         self._opened_declining = False
         return said
@@ -54,6 +60,7 @@ class Voice:
         """Drop an unfinished sentence (the reply was cut off or will be asked again)."""
         self._splitter = SentenceSplitter()
         self._rest_dropped = self._opened_declining = False
+        self._held = ""
 
     def cut(self) -> str:
         """The reply stops here (cancel, error, cap): its unfinished sentence is dropped;
@@ -90,11 +97,19 @@ class Voice:
         # don't have personal preferences. However, many people enjoy ...") is held whole,
         # to be asked again as in a plain chat, not spoken from its "However"
         self._opened_declining |= reason == DECLINES_GENERAL and not self.reply_said
+        held, self._held = self._held, ""
         if reason:
+            if held:  # "You can call these functions:" and then their names
+                self.dropped.append((held, INTRODUCES_DROPPED))
             self.dropped.append((sentence, reason))
             return
-        self.reply_said.append(sentence)
-        self._emit(sentence)
+        if sentence.rstrip().endswith(":"):
+            self._held = f"{held} {sentence}".strip()  # said with what it introduces
+            return
+        for each in (held, sentence):
+            if each:
+                self.reply_said.append(each)
+                self._emit(each)
 
     def _emit(self, sentence: str) -> None:
         self.said.append(sentence)
