@@ -151,7 +151,7 @@ def ground(tool: Tool, args: dict[str, Any], utterance: str, *, earlier: str = "
     for param, has in exists.items():
         value = args.get(param)
         elsewhere = kept_elsewhere(value) if isinstance(value, str) else None
-        if elsewhere is not None and not has(value):
+        if elsewhere is not None and not has(str(value)):
             return Grounding(ask=elsewhere.reply, error=(
                 f"Error: not run: {param} {value!r} is kept by {elsewhere.name}, which "
                 f"nothing here has. Say plainly that you can't do that here."))
