@@ -628,6 +628,10 @@ def test_items_nobody_named_are_asked_for_and_the_answer_is_taken(tools):
     ("can i get a large latte", "shopping"),
     ("what are my messages", "messages"),
     ("what time is it in London", None),
+    # the time of something nothing here knows, not the clock's
+    ("what time is the evening meeting i have with john", "calendar"),
+    ("what time does the train leave for chicago", "navigation"),
+    ("what's the date today", None),
 ])
 def test_what_nothing_here_can_answer_or_do_is_refused_with_local_commands(said, topic):
     """SLURP's real requests got made-up live state from the 1.5B: "Houston street is busy.",

@@ -9,6 +9,7 @@ so whatever is said as words here reads back as the same number.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from voiceagent.language.lexicon import lexicon
 from voiceagent.language.templates import Found
@@ -169,3 +170,17 @@ def amounts(text: str, unit: str) -> str:
                        ("part_of", part_of), ("counted", counted)):
         text = _LEX.templates(name, slots).sub(text, fold)
     return text
+
+
+WRITTEN_AMOUNT = re.compile(r"\d+(?:[.,:/]\d+)*")
+
+
+def amounts_in(text: str, said: Sequence[str], number_words: frozenset[str]) -> int:
+    """How many amounts `text` names: numbers written in digits ("345 + 789" two, "7:30"
+    one) and runs of number words ("twenty five" one, "seventeen and twenty five" two)."""
+    runs, before = 0, False
+    for word in said:
+        now = word in number_words
+        runs += now and not before
+        before = now
+    return len(WRITTEN_AMOUNT.findall(text)) + runs

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -29,6 +28,7 @@ from voiceagent.language.asking import (
 from voiceagent.language.data_file import load_data
 from voiceagent.language.lengths import lengths_said
 from voiceagent.language.lexicon import lexicon, tokens
+from voiceagent.language.numbers import amounts_in
 from voiceagent.language.plural import singular
 
 Terms = tuple[tuple[str, ...], ...]
@@ -80,6 +80,9 @@ class Topic:
     """Unserved, but what is asked of it the model may know ("google the meaning of
     demonetisation"): only a request about the user's own world or live state is refused
     without the model."""
+    when_terms: Terms = ()
+    """Its terms that also ask when something else is: followed by an unserved topic's term
+    ("the time of the train") the request is that topic's."""
     one_each: bool = False
     """Its terms name what there is one of here: "new batteries" are not this machine's."""
 
@@ -99,20 +102,6 @@ def _spans(terms: Terms, said: Sequence[str]) -> list[tuple[int, int]]:
     matters, not only where it starts."""
     return [(i, i + len(t)) for i in range(len(said)) for t in terms
             if tuple(said[i:i + len(t)]) == t]
-
-
-_WRITTEN_AMOUNT = re.compile(r"\d+(?:[.,:/]\d+)*")
-
-
-def _amounts_in(text: str, said: Sequence[str], number_words: frozenset[str]) -> int:
-    """How many amounts `text` names: numbers written in digits ("345 + 789" two, "7:30"
-    one) and runs of number words ("twenty five" one, "seventeen and twenty five" two)."""
-    runs, before = 0, False
-    for word in said:
-        now = word in number_words
-        runs += now and not before
-        before = now
-    return len(_WRITTEN_AMOUNT.findall(text)) + runs
 
 
 SUM_AMOUNTS = 2
@@ -193,11 +182,21 @@ class Topics:
         not the lights (the real coffee orders heard "I can't reach lights")."""
         found = self.about(text)
         said = self._as_terms(unaddressed(tokens(text)))
-        if any(t.served and (not t.when or _find(t.terms, said)) for t in found):
-            return None  # "can i have today's date": the date, not an order
         unserved = [t for t in found if not t.served]
+        if any(t.served and (not t.when or self._own_terms(t, said, unserved)) for t in found):
+            return None  # "can i have today's date": the date, not an order
         return min(unserved, key=lambda t: min(_find(t.terms, said), default=len(said)),
                    default=None)
+
+    @staticmethod
+    def _own_terms(topic: Topic, said: Sequence[str], unserved: list[Topic]) -> bool:
+        """`said` has a term of the clock's that asks of the clock: not one of its
+        `when_terms` with an unserved topic's term after it ("what time is the evening
+        meeting": the meeting's time; "can i have today's date": the date)."""
+        if _find(tuple(t for t in topic.terms if t not in topic.when_terms), said):
+            return True
+        at = _find(topic.when_terms, said)
+        return bool(at) and not any(u > min(at) for t in unserved for u in _find(t.terms, said))
 
     def serving(self, tool: str) -> Topic | None:
         """The served topic `tool` belongs to; None for a tool no topic names (plugins)."""
@@ -227,7 +226,7 @@ class Topics:
     def _amounts(self, text: str, said: Sequence[str]) -> int:
         """The amounts a request names; the last result counts as one when it refers back
         to it ("now add a hundred to that")."""
-        return _amounts_in(text, said, self.number_words) + lexicon().has("refers_back", said)
+        return amounts_in(text, said, self.number_words) + lexicon().has("refers_back", said)
 
     def on_topic(self, tool: str, text: str) -> bool | None:
         """Whether `text` speaks of what `tool` is for; None when no topic names the tool."""
@@ -380,7 +379,7 @@ def topics_of(language: str = "en") -> Topics:
                                str(spec.get("reply", "")), bool(spec.get("when")),
                                bool(spec.get("lengths")), _terms(spec, "asked", where),
                                _terms(spec, "things", where), bool(spec.get("knowable")),
-                               bool(spec.get("one_each"))))
+                               _terms(spec, "when_terms", where), bool(spec.get("one_each"))))
     replies = load_data(lexicon(language).file("replies.yaml")).get("intents", {})
     for i, topic in enumerate(found):
         if topic.reply:
