@@ -2,8 +2,25 @@
 
 from __future__ import annotations
 
+import pytest
+
+from voiceagent.agent.events import Events, HeldBack, Recording
+from voiceagent.agent.loop import Agent
 from voiceagent.agent.spoken import Facts
+from voiceagent.agent.tools import ToolRegistry
 from voiceagent.agent.voice import INTRODUCES_DROPPED, Voice
+from voiceagent.config import AgentConfig
+from voiceagent.testing import ScriptedChatModel
+
+
+@pytest.fixture
+def tools_free_agent() -> tuple[Agent, Recording]:
+    """An agent with no tools whose model makes up the time and then says it can't tell."""
+    model = ScriptedChatModel().enqueue("It is 3:47 PM.").enqueue("I can't tell the time.")
+    events, recording = Events(), Recording()
+    events.subscribe(recording)
+    config = AgentConfig(local_commands=False, worked_example=False)
+    return Agent(model, ToolRegistry(), config, events), recording
 
 
 def spoken(reply: str, facts: Facts | None = None) -> tuple[list[str], Voice]:
@@ -24,3 +41,10 @@ def test_a_sentence_that_introduces_what_follows_is_said_only_with_it() -> None:
     assert ("You can call these functions:", INTRODUCES_DROPPED) in voice.dropped
     heard, voice = spoken("Here is what I found:")
     assert heard == [] and voice.dropped == [("Here is what I found:", INTRODUCES_DROPPED)]
+
+
+def test_every_sentence_held_back_is_traced_with_why(tools_free_agent) -> None:
+    agent, recording = tools_free_agent
+    agent.run_turn([], "what time is it")
+    held = recording.of_type(HeldBack)
+    assert [(h.text, h.reason) for h in held] == [("It is 3:47 PM.", "made-up time")]

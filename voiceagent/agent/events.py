@@ -171,6 +171,16 @@ class Sentence(Event):
 
 
 @dataclass(frozen=True)
+class HeldBack(Event):
+    """A sentence of the model's the speech policy did not speak, and why (agent/voice.py):
+    the trace shows what the user did not hear."""
+
+    type: ClassVar[str] = "held_back"
+    text: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class AudioStart(Event):
     """The first sample of a sentence started playing."""
 

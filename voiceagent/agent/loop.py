@@ -28,6 +28,7 @@ from collections.abc import Callable, Sequence
 from voiceagent.agent.events import (
     Error,
     Events,
+    HeldBack,
     LocalCommand,
     UserText,
 )
@@ -198,6 +199,9 @@ class Agent:
         def on_error(where: str, exc: Exception) -> None:
             self.events.emit(Error(where, f"{type(exc).__name__}: {exc}"))
 
+        def on_held(text: str, why: str) -> None:
+            self.events.emit(HeldBack(text, why))
+
         policy = CallPolicy(self.tools, said, doubtful, self.approve, on_error=on_error)
         return Turn(tools=self.tools, events=self.events, policy=policy,
-                    voice=Voice(on_text, facts), user_text=user_text, cancel=cancel)
+                    voice=Voice(on_text, facts, on_held), user_text=user_text, cancel=cancel)

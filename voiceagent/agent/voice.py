@@ -21,8 +21,11 @@ INTRODUCES_DROPPED = "introduces what was held back"
 class Voice:
     """What one turn says, as it says it."""
 
-    def __init__(self, on_text: Callable[[str], None] | None, facts: Facts) -> None:
+    def __init__(self, on_text: Callable[[str], None] | None, facts: Facts,
+                 on_held: Callable[[str, str], None] = lambda _sentence, _reason: None) -> None:
         self._on_text = on_text
+        self._on_held = on_held
+        """Told each sentence held back and why (the trace's held_back)."""
         self.facts = facts
         """What the user said and the tools answered: what a sentence may state."""
         self._splitter = SentenceSplitter()
@@ -50,7 +53,7 @@ class Voice:
         for sentence in self._splitter.flush():
             self._check_and_say(sentence)
         if self._held:  # it introduced nothing
-            self.dropped.append((self._held, INTRODUCES_DROPPED))
+            self._hold(self._held, INTRODUCES_DROPPED)
             self._held = ""
         said, self.reply_said = " ".join(self.reply_said), []
         self._opened_declining = False
@@ -100,8 +103,8 @@ class Voice:
         held, self._held = self._held, ""
         if reason:
             if held:  # "You can call these functions:" and then their names
-                self.dropped.append((held, INTRODUCES_DROPPED))
-            self.dropped.append((sentence, reason))
+                self._hold(held, INTRODUCES_DROPPED)
+            self._hold(sentence, reason)
             return
         if sentence.rstrip().endswith(":"):
             self._held = f"{held} {sentence}".strip()  # said with what it introduces
@@ -110,6 +113,10 @@ class Voice:
             if each:
                 self.reply_said.append(each)
                 self._emit(each)
+
+    def _hold(self, sentence: str, reason: str) -> None:
+        self.dropped.append((sentence, reason))
+        self._on_held(sentence, reason)
 
     def _emit(self, sentence: str) -> None:
         self.said.append(sentence)
