@@ -6,7 +6,7 @@ import pytest
 
 from voiceagent.agent.events import Events, HeldBack, Recording
 from voiceagent.agent.loop import Agent
-from voiceagent.agent.spoken import Facts
+from voiceagent.agent.spoken import Facts, words_note
 from voiceagent.agent.tools import ToolRegistry
 from voiceagent.agent.voice import INTRODUCES_DROPPED, Voice
 from voiceagent.config import AgentConfig
@@ -48,3 +48,15 @@ def test_every_sentence_held_back_is_traced_with_why(tools_free_agent) -> None:
     agent.run_turn([], "what time is it")
     held = recording.of_type(HeldBack)
     assert [(h.text, h.reason) for h in held] == [("It is 3:47 PM.", "made-up time")]
+
+
+def test_a_short_question_back_is_no_copy_of_the_note_to_the_model() -> None:
+    """"trivia" -> "What would you like to know?": its words "what would you ... to" are
+    in the note sent with the request, its own ("like", "know") mostly not."""
+    facts = Facts(request="trivia")
+    facts.errors.append(words_note("trivia"))
+    heard, _ = spoken("Sure! What would you like to know?", facts)
+    assert heard == ["Sure!", "What would you like to know?"]
+    facts.errors.append("Error: not run: the user did not ask for anything calculate does.")
+    heard, voice = spoken("The user did not ask for anything calculate does.", facts)
+    assert heard == [] and voice.dropped[0][1] == "repeats a tool error"
