@@ -13,6 +13,7 @@ import pytest
 from voiceagent.agent.events import Events
 from voiceagent.agent.loop import Agent, TurnResult
 from voiceagent.agent.messages import Message, ToolCall
+from voiceagent.agent.spoken import Facts, unspeakable
 from voiceagent.config import AgentConfig
 from voiceagent.config_file import load_config
 from voiceagent.language import say
@@ -826,3 +827,13 @@ def test_the_machines_state_rests_on_the_system_tool(made_up):
     tool."""
     assert "system" in [t.name for t in topics_of().claimed(made_up)]
     assert topics_of().claimed("A computer is a machine that follows instructions.") == []
+
+
+@pytest.mark.parametrize("request_text, answer, spoken", [
+    ("the weather is sunny today", "Yes, it is sunny today!", True),  # the user said it
+    ("the weather is sunny today", "Yes, and it will snow tomorrow.", False),  # not this
+    ("it is hot today is not it", "Yes, it is hot today.", False),  # a question after all
+    ("is it sunny today", "Yes, it is sunny today.", False),
+])
+def test_agreeing_with_what_the_user_stated_is_no_made_up_state(request_text, answer, spoken):
+    assert (unspeakable(answer, Facts(request=request_text)) == "") is spoken

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from voiceagent.language import lexicon, tell_model, tokens
+from voiceagent.language.asking import is_remark
 from voiceagent.language.topics import DONE, Topic, topics_of
 
 
@@ -127,7 +128,8 @@ def unbacked(sentence: str, facts: Facts) -> str:
             if not facts.wrote:
                 return "claims what no tool did"
         elif not topic.served:
-            return f"unbacked {topic.name}"
+            if not _stated(topic, sentence, facts.request):
+                return f"unbacked {topic.name}"
         elif not (set(topic.tools) & facts.ran
                   or (topic.conversation and set(topic.tools) & facts.ran_before)):
             return f"unbacked {topic.name}"
@@ -145,6 +147,23 @@ def unbacked(sentence: str, facts: Facts) -> str:
     if (facts.general or facts.served) and lexicon().has("declines", sentence):
         return DECLINES_GENERAL if facts.general else DECLINES_SERVED
     return ""
+
+
+def _stated(topic: Topic, sentence: str, request: str) -> bool:
+    """The user stated it themselves, in a remark: "the weather is sunny today" -> "Yes, it
+    is sunny today!" agrees with what they said, every word of the topic's in the answer
+    theirs ("it will snow tomorrow" is not). A question ("it is hot today, isn't it?")
+    asks for the live state, which nothing here knows."""
+    said = tokens(request)
+    if not is_remark(said):
+        return False
+    words = tokens(sentence)
+    used = {term for term in topic.terms if _has(term, words)}
+    return bool(used) and all(_has(term, said) for term in used)
+
+
+def _has(term: tuple[str, ...], words: list[str]) -> bool:
+    return any(tuple(words[i:i + len(term)]) == term for i in range(len(words)))
 
 
 REFUSES_OTHER = "refuses what was not asked"
