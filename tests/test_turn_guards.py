@@ -91,6 +91,7 @@ def test_words_the_user_never_said_are_caught_forgiving_plurals_numbers_and_spac
     ("call my mom", False), ("forget it", False), ("never mind, forget about it", False),
     ("cancel that", False), ("forget this conversation", True), ("start over", True),
     ("clear my shopping list", True), ("cancel all my timers", True),
+    ("never mind, cancel the rice timer", True), ("never cancel the rice timer", False),
 ])
 def test_destructive_requests_must_be_explicit(text: str, clear: bool):
     assert clearly_asked_to_destroy(text) is clear

@@ -21,9 +21,12 @@ not later ("don't want eggs on the shopping list": an item, not the list)."""
 
 
 def _negated(said: Sequence[str], at: int) -> bool:
-    """A negation ends within NEAR words before position `at`."""
-    return any(start <= at and end >= at - NEAR and end <= at
-               for start, end in lexicon().find("negation", said[:at]))
+    """A negation ends within NEAR words before position `at`; not one that only sounds
+    like it ("never mind, cancel the rice timer": lexicon "not_negating")."""
+    lex = lexicon()
+    kept = {start for start, _end in lex.find("not_negating", said[:at])}
+    return any(start <= at and end >= at - NEAR and end <= at and start not in kept
+               for start, end in lex.find("negation", said[:at]))
 
 
 def _with_object(said: Sequence[str]) -> Iterator[tuple[int, bool]]:
