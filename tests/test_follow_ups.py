@@ -85,6 +85,17 @@ def test_i_meant_x_not_y_replaces_the_item_just_added(tools):
     assert "margarine" in listing and "eggs" in listing and "butter" not in listing
 
 
+def test_make_that_x_replaces_the_one_of_its_kind_just_added(tools):
+    s = Session(tools)
+    s.say("put oat milk and bananas on the shopping list")
+    s.say("actually make that almond milk")
+    listing = s.read()
+    assert "almond milk" in listing and "bananas" in listing and "oat milk" not in listing
+    s.say("add apples and pears to the shopping list")
+    s.model.enqueue("Which one should I change?")
+    assert s.say("actually make that almond milk") == "Which one should I change?"  # no kin
+
+
 @pytest.mark.parametrize("said", ["actually take the onions off, I meant garlic",
                                   "not onions, garlic"])
 def test_a_correction_naming_an_item_added_turns_ago_replaces_it(tools, said):

@@ -199,9 +199,13 @@ class FollowUps:
         if len(made) == 1:
             return self._reset(made[0], new)
         added = [r for r in refs if r.kind == "list" and r.action == "added"]
-        if len(added) == 1 and len(added[0].items) == 1:
-            return self._replace(added[0], added[0].items[0], new)
-        return []
+        if len(added) != 1:
+            return []
+        # of several just added, the one of the same kind ("make that almond milk" after
+        # "oat milk and bananas")
+        items = added[0].items
+        alike = items if len(items) == 1 else [i for i in items if _alike(i, new)]
+        return self._replace(added[0], alike[0], new) if len(alike) == 1 else []
 
     def _correct(self, pointer: Pointer, refs: list[Ref]) -> list[LocalMatch]:
         new, old = pointer.words.get("new", ""), pointer.words.get("old", "")
@@ -352,11 +356,19 @@ def _referents(refs: Sequence[Ref]) -> dict[str, SlotList]:
     return {"just_added": TextSlotList.from_strings(added, allow_template=False)} if added else {}
 
 
+def _norm(text: str) -> list[str]:
+    return [w.rstrip("s") for w in tokens(text) if w not in lexicon().words("articles")]
+
+
 def _same_item(a: str, b: str) -> bool:
     """The same thing, forgiving case, articles and a plural s."""
-    def norm(text: str) -> list[str]:
-        return [w.rstrip("s") for w in tokens(text) if w not in lexicon().words("articles")]
-    return bool(norm(a)) and norm(a) == norm(b)
+    return bool(_norm(a)) and _norm(a) == _norm(b)
+
+
+def _alike(a: str, b: str) -> bool:
+    """Things of one kind: their last words, forgiving a plural s ("oat milk", "almond
+    milk")."""
+    return bool(_norm(a)) and bool(_norm(b)) and _norm(a)[-1] == _norm(b)[-1]
 
 
 
