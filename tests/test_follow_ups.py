@@ -96,6 +96,19 @@ def test_make_that_x_replaces_the_one_of_its_kind_just_added(tools):
     assert s.say("actually make that almond milk") == "Which one should I change?"  # no kin
 
 
+@pytest.mark.parametrize("before", ["what's on it now", "add bread to the shopping list"])
+def test_an_item_named_goes_off_the_list_the_last_exchange_touched(tools, before):
+    s = Session(tools)
+    s.say("put oat milk and bananas on the shopping list")
+    s.say(before)
+    s.say("take the bananas off")
+    assert "bananas" not in s.read() and "oat milk" in s.read()
+    s.say("what's on it")
+    s.model.enqueue("Which item should I take off?")
+    assert s.say("take it off") == "Which item should I take off?"  # nothing named
+    assert "oat milk" in s.read()
+
+
 @pytest.mark.parametrize("said", ["actually take the onions off, I meant garlic",
                                   "not onions, garlic"])
 def test_a_correction_naming_an_item_added_turns_ago_replaces_it(tools, said):

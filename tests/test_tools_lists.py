@@ -78,6 +78,8 @@ def test_notes(t, tmp_path):
 def test_split_items():
     assert split_items("some eggs, a loaf of bread & the milk.") == [
         "eggs", "loaf of bread", "milk"]
+    assert split_items("coffee too") == ["coffee"]  # "we're out of coffee too"
+    assert split_items("milk as well, and eggs") == ["milk", "eggs"]
 
 
 @pytest.mark.parametrize("said, items", [

@@ -24,6 +24,13 @@ from voiceagent.agent.messages import Message
 from voiceagent.agent.outcome import Ref
 from voiceagent.errors import ToolError
 from voiceagent.intents import slots
+from voiceagent.intents.list_follow_ups import (
+    alike,
+    more_items,
+    replace_item,
+    same_item,
+    take_off,
+)
 from voiceagent.intents.match import LocalMatch
 from voiceagent.intents.normalize import opened
 from voiceagent.intents.numbers import number_value
@@ -87,7 +94,7 @@ class FollowUps:
         self._do: dict[str, Callable[[Pointer, list[Ref]], list[LocalMatch]]] = {
             "cancel": self._cancel, "undo": self._undo, "change": self._change,
             "correct": self._correct, "read": self._read, "which": self._which,
-            "arith": self._arith, "more": self._more,
+            "arith": self._arith, "more": self._more, "take_off": _take_off_said,
             "length_said": _nothing, "note_said": _nothing, "items_said": _nothing}
         """(length_said, note_said and items_said point at what was told, not done: see
         _on_told)"""
@@ -166,7 +173,7 @@ class FollowUps:
         done = [r for r in refs if r.action in ("made", "added", "read")]
         named = pointer.words.get("old", "")
         if named:
-            done = [replace(r, items=tuple(i for i in r.items if _same_item(i, named)))
+            done = [replace(r, items=tuple(i for i in r.items if same_item(i, named)))
                     for r in done if r.kind == "list" and r.action == "added"]
         return self._undo(pointer, [r for r in done if r.items or not named])
 
@@ -204,8 +211,8 @@ class FollowUps:
         # of several just added, the one of the same kind ("make that almond milk" after
         # "oat milk and bananas")
         items = added[0].items
-        alike = items if len(items) == 1 else [i for i in items if _alike(i, new)]
-        return self._replace(added[0], alike[0], new) if len(alike) == 1 else []
+        kin = items if len(items) == 1 else [i for i in items if alike(i, new)]
+        return replace_item(added[0], kin[0], new) if len(kin) == 1 else []
 
     def _correct(self, pointer: Pointer, refs: list[Ref]) -> list[LocalMatch]:
         new, old = pointer.words.get("new", ""), pointer.words.get("old", "")
@@ -213,9 +220,9 @@ class FollowUps:
             return []
         for r in refs:
             if r.kind == "list" and r.action == "added":
-                item = next((i for i in r.items if _same_item(i, old)), None)
+                item = next((i for i in r.items if same_item(i, old)), None)
                 if item is not None:
-                    return self._replace(r, item, new)
+                    return replace_item(r, item, new)
         made = [r for r in refs if r.kind in ("timer", "alarm") and r.action == "made"]
         return self._reset(made[0], new) if len(made) == 1 else []
 
@@ -265,7 +272,7 @@ class FollowUps:
         grapes on that list, after a removal takes them off; "and another one for ten
         minutes" after a timer sets one more (without the first one's label)."""
         if "more" in pointer.words:
-            return self._more_items(pointer.words["more"], refs)
+            return more_items(pointer.words["more"], refs)
         made = [r for r in refs if r.kind in ("timer", "alarm") and r.action == "made"]
         new = pointer.words.get("new", "")
         if len(made) != 1:
@@ -276,24 +283,6 @@ class FollowUps:
         at = slots.time_of_day(new, self.clock)
         return [LocalMatch("alarm_more", "set_alarm", self._in_half_of(made[0], at))] if at \
             else []
-
-    @staticmethod
-    def _more_items(more: str, refs: list[Ref]) -> list[LocalMatch]:
-        """`more` on the one list the last exchange added to, or off the one it took from;
-        only when `more` reads as items the way the list templates read them, and starts
-        no question or command ("and who wrote hamlet?" is no item)."""
-        touched = {(r.key, r.action) for r in refs if r.kind == "list"}
-        words = tokens(more)
-        if (len(touched) != 1 or not words
-                or any(lexicon().is_one("no_item_first", words[:n]) for n in (1, 2))):
-            return []
-        [(key, action)] = touched
-        found = slots.items(more)
-        if found is None or action not in ("added", "removed"):
-            return []
-        if action == "added":
-            return [LocalMatch("list_more", "add_to_list", {"list_name": key, **found})]
-        return [LocalMatch("list_more", "remove_from_list", {"list_name": key, **found})]
 
     # -- shared ------------------------------------------------------------------------------
 
@@ -330,14 +319,10 @@ class FollowUps:
         hour = datetime.fromtimestamp(alarm.due, self.clock.zone).hour
         return {**at, "time": f"{at['time']} {'am' if hour < 12 else 'pm'}"}
 
-    @staticmethod
-    def _replace(on: Ref, old: str, new: str) -> list[LocalMatch]:
-        """On list `on`, `old` taken off and `new` put on instead."""
-        items = slots.items(new)
-        if items is None or _same_item(items["items"], old):
-            return []
-        return [LocalMatch("list_remove", "remove_from_list", {"list_name": on.key, "items": old}),
-                LocalMatch("list_add", "add_to_list", {"list_name": on.key, **items})]
+
+
+def _take_off_said(pointer: Pointer, refs: list[Ref]) -> list[LocalMatch]:
+    return take_off(pointer.words.get("gone", ""), refs)
 
 
 def _nothing(_pointer: Pointer, _refs: list[Ref]) -> list[LocalMatch]:
@@ -354,22 +339,6 @@ def _referents(refs: Sequence[Ref]) -> dict[str, SlotList]:
     just added ends, which no wildcard can find."""
     added = [i for r in refs if r.kind == "list" and r.action == "added" for i in r.items]
     return {"just_added": TextSlotList.from_strings(added, allow_template=False)} if added else {}
-
-
-def _norm(text: str) -> list[str]:
-    return [w.rstrip("s") for w in tokens(text) if w not in lexicon().words("articles")]
-
-
-def _same_item(a: str, b: str) -> bool:
-    """The same thing, forgiving case, articles and a plural s."""
-    return bool(_norm(a)) and _norm(a) == _norm(b)
-
-
-def _alike(a: str, b: str) -> bool:
-    """Things of one kind: their last words, forgiving a plural s ("oat milk", "almond
-    milk")."""
-    return bool(_norm(a)) and bool(_norm(b)) and _norm(a)[-1] == _norm(b)[-1]
-
 
 
 def _cued(cue: str, aside: str, said: str, reading: RecognizeResult) -> bool:

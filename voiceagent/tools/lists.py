@@ -50,6 +50,7 @@ _DESTINATION = re.compile(rf"(?:^|\s)(?:{_WHERE})\s*$", re.I)
 """Where the items go, said with them: "bread to my shopping list" (the model passes it on)."""
 _OPENER = re.compile(rf"^\s*(?:{_LEX.regex('item_openers')})\s+")
 _JOINERS = re.compile(rf",|;|\n|&|\b(?:{_LEX.regex('joiners')})\b")
+_TRAILERS = re.compile(rf"(?:\s+(?:{_LEX.regex('item_trailers')}))+\s*$")
 
 
 def split_items(text: str) -> list[str]:
@@ -59,6 +60,7 @@ def split_items(text: str) -> list[str]:
     for part in _JOINERS.split(text.lower()):
         part = _DESTINATION.sub("", part.strip(" .!?\"'"))
         part = _OPENER.sub("", part).strip(" .!?\"'")
+        part = _TRAILERS.sub("", part)  # "coffee too"
         if _LEX.templates("no_item").match(part):
             # the 0.5B passed "put it" for "We're out of coffee, put it on the shopping list"
             raise ToolError(f"{part!r} names no item: pass the things themselves, as the user "

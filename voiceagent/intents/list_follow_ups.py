@@ -1,0 +1,64 @@
+"""Follow-ups on a list the last exchange touched: an item named off it ("take the bananas
+off" after it was read), more of the same ("and grapes"), one item put in place of another
+("make that almond milk"). The list and its items come from the exchange's typed
+references (agent/outcome.py); the items are read as the list templates read them."""
+
+from __future__ import annotations
+
+from voiceagent.agent.outcome import Ref
+from voiceagent.intents import slots
+from voiceagent.intents.match import LocalMatch
+from voiceagent.language import lexicon, tokens
+
+
+def take_off(gone: str, refs: list[Ref]) -> list[LocalMatch]:
+    """What the user names off the one list the last exchange touched: "take the bananas
+    off" after the list was read out (not "take it off": that is cancel's)."""
+    lists = {r.key for r in refs if r.kind == "list"}
+    if len(lists) != 1 or not set(tokens(gone)) - lexicon().words("pointing"):
+        return []
+    found = slots.items(gone)
+    return [LocalMatch("list_take_off", "remove_from_list",
+                       {"list_name": lists.pop(), **found})] if found else []
+
+
+def more_items(more: str, refs: list[Ref]) -> list[LocalMatch]:
+    """`more` on the one list the last exchange added to, or off the one it took from;
+    only when `more` reads as items the way the list templates read them, and starts
+    no question or command ("and who wrote hamlet?" is no item)."""
+    touched = {(r.key, r.action) for r in refs if r.kind == "list"}
+    words = tokens(more)
+    if (len(touched) != 1 or not words
+            or any(lexicon().is_one("no_item_first", words[:n]) for n in (1, 2))):
+        return []
+    [(key, action)] = touched
+    found = slots.items(more)
+    if found is None or action not in ("added", "removed"):
+        return []
+    if action == "added":
+        return [LocalMatch("list_more", "add_to_list", {"list_name": key, **found})]
+    return [LocalMatch("list_more", "remove_from_list", {"list_name": key, **found})]
+
+
+def replace_item(on: Ref, old: str, new: str) -> list[LocalMatch]:
+    """On list `on`, `old` taken off and `new` put on instead."""
+    items = slots.items(new)
+    if items is None or same_item(items["items"], old):
+        return []
+    return [LocalMatch("list_remove", "remove_from_list", {"list_name": on.key, "items": old}),
+            LocalMatch("list_add", "add_to_list", {"list_name": on.key, **items})]
+
+
+def _norm(text: str) -> list[str]:
+    return [w.rstrip("s") for w in tokens(text) if w not in lexicon().words("articles")]
+
+
+def same_item(a: str, b: str) -> bool:
+    """The same thing, forgiving case, articles and a plural s."""
+    return bool(_norm(a)) and _norm(a) == _norm(b)
+
+
+def alike(a: str, b: str) -> bool:
+    """Things of one kind: their last words, forgiving a plural s ("oat milk", "almond
+    milk")."""
+    return bool(_norm(a)) and bool(_norm(b)) and _norm(a)[-1] == _norm(b)[-1]
