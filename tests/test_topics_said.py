@@ -183,3 +183,9 @@ def test_a_room_or_a_chore_keeps_a_request_on_its_served_topic(text, about):
     served request must not put it on the devices' topic too (the turn then no longer
     counts it as served)."""
     assert [t.name for t in topics_of().about(text)] == about
+
+
+@pytest.mark.parametrize("said", ["how long is left on the rice",
+                                  "how much longer for the pasta"])
+def test_how_long_a_timer_has_to_go_is_on_the_timers(said):
+    assert "timers" in [t.name for t in topics_of().about(said)]
