@@ -27,10 +27,11 @@ def _error() -> re.Pattern[str]:
 _JSON = re.compile(r"[{}\[\]]\s*\"|\"\s*:\s*[\[{\"\d]|^\s*[{\[]|[}\]]\s*$")
 _PLACEHOLDER = re.compile(r"\[[^\]]{1,60}\]|<[a-z_ ]{2,40}>|\{\{?[^}]{1,40}\}?\}")
 """Template placeholders left in ("The date is [insert date].")."""
-_SCHEMA = re.compile(r"\b(?:arguments:|\((?:string|integer|number|boolean|array|object|any)"
-                     r"(?:, one of:[^)]*)?(?:, optional)?\))")
+_SCHEMA = re.compile(r"\barguments:|\((?:string|integer|number|boolean|array|object|any)"
+                     r"(?:, one of:[^)]*)?(?:, optional)?\):")
 """The tools' descriptions as chat_template.jinja writes them ("place (string, optional): a
-city or country ...", "arguments: none"): the 1.5B once read them out as an answer."""
+city or country ...", "arguments: none"): the 1.5B read them out as an answer (twice, to
+"sum up all the things for me i could do to make myself happier")."""
 
 
 
