@@ -36,7 +36,7 @@ DEFAULT_CHAT_PROMPT = (
 tools: with the tool list and its rules in view the 1.5B declined 26 of 113 such requests
 ("be funny for me" -> "I'm sorry, but I can't help with that."), with this prompt alone 10
 (docs/evaluation.md, 5 Dec). Without a personality of its own, asked "what is your favorite
-color", it said "As an AI language model, I don't have personal preferences" (5 of 7 such
+color", it said "As an AI language model, I don't have personal preferences" (4 of 7 such
 questions); with one, "My favorite color is blue." (6 of 7)."""
 
 
