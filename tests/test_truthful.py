@@ -460,6 +460,8 @@ def test_that_pointing_back_lets_the_call_use_what_the_user_said_before(tools, t
     ('I removed "apple" from it.', True),  # the list named in the sentence before (SLURP)
     ("I'll let you know when it's five hours.", True),  # to "alert me at five hours"
     ("I can't alert you, sorry.", False),
+    ("Sure, I'll do my best to make it more friendly.", True),  # "lower the tone" (SLURP)
+    ("I'll try to be more relaxed.", False),
     ("Pluto was removed from the list of planets in 2006.", False),
     ("You added milk to the list earlier.", False),
     ("Salt is added to the water before the pasta.", False),
