@@ -218,6 +218,8 @@ def test_a_holiday_or_a_date_says_when_it_is_and_how_far_away():
                                                    "191 days ago."),
     ("2026-12-02 14:30", "june twenty seventh this year", "June 27 was on Saturday, June 27, "
                                                           "2026, 158 days ago."),
+    ("2026-12-02 14:30", "this year june twenty seventh", "June 27 was on Saturday, June 27, "
+                                                          "2026, 158 days ago."),
     ("2026-12-02 14:30", "christmas next year", "Christmas is on Saturday, December 25, 2027, "
                                                 "in 388 days."),
     ("2026-12-02 14:30", "Easter", "Easter is on Sunday, March 28, 2027, in 116 days."),

@@ -237,6 +237,19 @@ def test_a_request_is_about_what_a_tool_is_for_only_when_it_says_so(tool, said, 
     assert topics_of().on_topic(tool, said) is on
 
 
+@pytest.mark.parametrize("place", ["this year", ""])
+def test_a_date_the_user_said_reaches_the_clock(tools, place):
+    """"what day of the week is june twenty seventh on this year": the 1.5B called
+    get_time(place="this year") and the user heard today's date. The date said is carried
+    into the call; a month alone is no date ("may I ask")."""
+    model = ScriptedChatModel().enqueue(calls(("get_time", {"place": place} if place else {})))
+    _result, spoken = run(model, tools, "what day of the week is june twenty seventh on this year")
+    assert spoken.startswith("June 27 ")  # not today's date
+    model = ScriptedChatModel().enqueue(calls(("get_time", {})))
+    _result, spoken = run(model, tools, "what time is it, may I ask")
+    assert spoken.startswith("It is ")
+
+
 def test_a_cancel_keeps_the_day_the_user_said(tools):
     """"please delete all reminder of sunday": the 1.5B called cancel_timer(which="all");
     the day said is carried into the call, so only Sunday's alarms go."""

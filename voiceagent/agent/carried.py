@@ -10,11 +10,13 @@ and the parameters that hold its words.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from voiceagent.agent.tools import Tool
 from voiceagent.language import lexicon, tokens
 from voiceagent.language.lengths import lengths_said
+from voiceagent.language.numbers import ordinals
 from voiceagent.tools.words import parse_duration
 
 
@@ -27,17 +29,37 @@ def carry(tool: Tool, args: dict[str, Any], utterance: str) -> tuple[dict[str, A
     args, added = dict(args), []
     for word_set, params in tool.carries:
         first = params[0]
-        if not isinstance(args.get(first), str) or not args[first].strip():
-            continue
+        value = args.get(first, "")
+        required = first in tool.parameters.get("required", ())
+        if not isinstance(value, str) or (required and not value.strip()):
+            continue  # a time nobody said is asked for, not made of a day
         for start, end in lex.find(word_set, said):
             if start > 0 and said[start - 1] in qualifiers:  # "next saturday"
                 start -= 1
-            term = " ".join(said[start:end])
+            last = end
+            if lex.is_one("months", said[end - 1:end]):
+                last = _past_day(said, end)  # "june 27th"
+                if last == end:
+                    continue  # a month alone is no date ("may I ask")
+            term = " ".join(said[start:last])
             carried = " ".join(tokens(" ".join(str(args.get(p, "")) for p in params)))
             if " ".join(said[start + (said[start] in qualifiers):end]) not in carried:
-                args[first] = f"{args[first].strip()} {term}"
+                args[first] = f"{str(args.get(first, '')).strip()} {term}".strip()
                 added.append(term)
     return args, added
+
+
+def _past_day(said: list[str], end: int) -> int:
+    """`end`, past the day of the month said right after it ("june twenty seventh", "june
+    27th"): a date goes whole into the call, or not at all."""
+    lex = lexicon()
+    day_words = lex.words("number_words") | {w for o in ordinals(31) for w in o.split()}
+    while end < len(said) and (said[end] in day_words or _DAY.fullmatch(said[end])):
+        end += 1
+    return end
+
+
+_DAY = re.compile(r"\d{1,2}(?:st|nd|rd|th)?")
 
 
 def dropped(tool: Tool, args: dict[str, Any], utterance: str) -> list[str]:

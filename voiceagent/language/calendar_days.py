@@ -41,6 +41,7 @@ _DATE_SLOTS = {"month": rf"(?:{'|'.join(_MONTHS)})\.?", "day": rf"\d{{1,2}}(?:{_
 _OPENER = re.compile(rf"^(?:{_LEX.regex('calendar_openers')}) (?=\D)")
 _YEARS = {" ".join(tokens(k)): int(v) for k, v in _LEX.values("calendar_years").items()}
 _CLOSER = re.compile(rf" ({'|'.join(map(re.escape, _YEARS))})$")
+_YEAR_FIRST = re.compile(rf"^({'|'.join(map(re.escape, _YEARS))}),? ")
 _ORDINALS = sorted(ordinals(31).items(), key=lambda kv: -len(kv[0]))
 
 
@@ -48,10 +49,9 @@ def calendar_day(text: str) -> CalendarDay | None:
     """The holiday or date `text` says ("Christmas", "Thanksgiving", "December 25th", "the
     fourth of July", "March third"), or None."""
     said = " ".join(text.lower().replace("-", " ").split()).strip(" .?!")
-    said = _OPENER.sub("", said)
-    closer = _CLOSER.search(said)
+    closer = _CLOSER.search(said) or _YEAR_FIRST.search(said)  # "this year june 27" too
     year = None if closer is None else _YEARS[closer.group(1)]
-    said = _CLOSER.sub("", said)
+    said = _OPENER.sub("", _YEAR_FIRST.sub("", _CLOSER.sub("", said)))
     day = _calendar_day(said)
     return None if day is None else CalendarDay(day.name, day.month, day.day, day.rule, year)
 

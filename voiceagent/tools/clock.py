@@ -119,7 +119,8 @@ def asks_for_the_time(request: str) -> bool:
 def make_tools(clock: Clock) -> list[Tool]:
     """The clock tool, telling time by `clock` (in its zone)."""
 
-    @tool(speaks_result=True, answers=asks_for_the_time, grounded=("place",))
+    @tool(speaks_result=True, answers=asks_for_the_time, grounded=("place",),
+          carries={"months": ("place",)})
     def get_time(place: str = "") -> str:
         """The time, date or weekday, here or in a city or country.
 
