@@ -237,7 +237,7 @@ def test_a_request_is_about_what_a_tool_is_for_only_when_it_says_so(tool, said, 
     assert topics_of().on_topic(tool, said) is on
 
 
-@pytest.mark.parametrize("place", ["this year", ""])
+@pytest.mark.parametrize("place", ["this year", "", "June 27"])
 def test_a_date_the_user_said_reaches_the_clock(tools, place):
     """"what day of the week is june twenty seventh on this year": the 1.5B called
     get_time(place="this year") and the user heard today's date. The date said is carried
@@ -245,6 +245,7 @@ def test_a_date_the_user_said_reaches_the_clock(tools, place):
     model = ScriptedChatModel().enqueue(calls(("get_time", {"place": place} if place else {})))
     _result, spoken = run(model, tools, "what day of the week is june twenty seventh on this year")
     assert spoken.startswith("June 27 ")  # not today's date
+    assert f"June 27, {datetime.now().year}" in spoken  # this year's, as said
     model = ScriptedChatModel().enqueue(calls(("get_time", {})))
     _result, spoken = run(model, tools, "what time is it, may I ask")
     assert spoken.startswith("It is ")

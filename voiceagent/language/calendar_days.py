@@ -40,7 +40,7 @@ _SUFFIXES = "|".join(_LEX.phrases("ordinal_suffixes"))
 _DATE_SLOTS = {"month": rf"(?:{'|'.join(_MONTHS)})\.?", "day": rf"\d{{1,2}}(?:{_SUFFIXES})?"}
 _OPENER = re.compile(rf"^(?:{_LEX.regex('calendar_openers')}) (?=\D)")
 _YEARS = {" ".join(tokens(k)): int(v) for k, v in _LEX.values("calendar_years").items()}
-_CLOSER = re.compile(rf" ({'|'.join(map(re.escape, _YEARS))})$")
+_CLOSER = re.compile(rf",? ({'|'.join(map(re.escape, _YEARS))})$")
 _YEAR_FIRST = re.compile(rf"^({'|'.join(map(re.escape, _YEARS))}),? ")
 _ORDINALS = sorted(ordinals(31).items(), key=lambda kv: -len(kv[0]))
 

@@ -120,7 +120,7 @@ def make_tools(clock: Clock) -> list[Tool]:
     """The clock tool, telling time by `clock` (in its zone)."""
 
     @tool(speaks_result=True, answers=asks_for_the_time, grounded=("place",),
-          carries={"months": ("place",)})
+          carries={"months": ("place",), "calendar_years": ("place",)})
     def get_time(place: str = "") -> str:
         """The time, date or weekday, here or in a city or country.
 
