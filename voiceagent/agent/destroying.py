@@ -14,10 +14,10 @@ from collections.abc import Iterator, Sequence
 from voiceagent.language import lexicon, tokens
 
 NEAR = 2
+"""A negation this many words before the verb ("don't ever cancel") still negates it."""
 WANTED_OBJECT = 3
 """The thing no longer wanted comes this soon after the wish ("don't want my shopping list"),
 not later ("don't want eggs on the shopping list": an item, not the list)."""
-"""A negation this many words before the verb ("don't ever cancel") still negates it."""
 
 
 def _negated(said: Sequence[str], at: int) -> bool:

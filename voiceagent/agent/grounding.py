@@ -74,7 +74,7 @@ def kept_elsewhere(name: str) -> Topic | None:
     the user keeps with a service nothing here has. "add tom to my contact list" made a new
     list called contact; the user meant their phone's contacts."""
     topics = topics_of()
-    plain = lexicon().words("function_words") | {"my", "our", "the"}
+    plain = lexicon().words("function_words") | lexicon().words("articles")
     plain |= {w for thing in topics.kept for w in thing}  # "calendar list": the calendar
     said = tuple(singular(w) for w in tokens(name) if w not in plain)
     for topic in topics.topics:

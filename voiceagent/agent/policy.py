@@ -112,9 +112,9 @@ class CallPolicy:
             self.refused.add(key)
             return Decision("refuse", call, grounding.error, ask=grounding.ask)
         if (tool.needs_approval or grounding.confirm) and not self._approved(call):
+            unasked = say("unconfirmed" if self.approve is None else "kept")
             return Decision("decline", call, tell_model("declined"),
-                            ask=("" if not grounding.confirm else say(
-                                "unconfirmed" if self.approve is None else "kept")))
+                            ask=unasked if grounding.confirm else "")
         note = tell_model("carried", words=", ".join(added)) if added else ""
         if grounding.drop or grounding.trim:
             kept = {k: v for k, v in call.args.items() if k not in grounding.drop}

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from voiceagent.language import lexicon, tell_model, tokens
 from voiceagent.language.asking import is_remark
-from voiceagent.language.topics import DONE, Topic, topics_of
+from voiceagent.language.topics import DONE, Topic, find_terms, topics_of
 
 
 @functools.cache
@@ -159,12 +159,8 @@ def _stated(topic: Topic, sentence: str, request: str) -> bool:
     if not is_remark(said):
         return False
     words = tokens(sentence)
-    used = {term for term in topic.terms if _has(term, words)}
-    return bool(used) and all(_has(term, said) for term in used)
-
-
-def _has(term: tuple[str, ...], words: list[str]) -> bool:
-    return any(tuple(words[i:i + len(term)]) == term for i in range(len(words)))
+    used = [term for term in topic.terms if find_terms((term,), words)]
+    return bool(used) and all(find_terms((term,), said) for term in used)
 
 
 REFUSES_OTHER = "refuses what was not asked"

@@ -320,8 +320,8 @@ class FollowUps:
         return {**at, "time": f"{at['time']} {'am' if hour < 12 else 'pm'}"}
 
 
-
 def _take_off_said(pointer: Pointer, refs: list[Ref]) -> list[LocalMatch]:
+    """take_off on the words of its {gone} slot."""
     return take_off(pointer.words.get("gone", ""), refs)
 
 

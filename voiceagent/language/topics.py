@@ -87,7 +87,7 @@ class Topic:
     """Its terms name what there is one of here: "new batteries" are not this machine's."""
 
 
-def _find(terms: Terms, said: Sequence[str]) -> list[int]:
+def find_terms(terms: Terms, said: Sequence[str]) -> list[int]:
     """Start positions of the terms in `said`."""
     return [i for i in range(len(said)) for t in terms if tuple(said[i:i + len(t)]) == t]
 
@@ -152,7 +152,7 @@ class Topics:
     def particular(self, text: str) -> bool:
         """`text` speaks of the user's own ("my", "did I") or of the world now ("last night":
         lexicon "live"): what nothing here knows unless a tool keeps it."""
-        return bool(_find(self.self_words, tokens(text))) or lexicon().has("live", text)
+        return bool(find_terms(self.self_words, tokens(text))) or lexicon().has("live", text)
 
     def cannot(self, text: str) -> Topic | None:
         """The unserved topic of a request nothing here can answer or do: `unknowable`, or one
@@ -185,7 +185,7 @@ class Topics:
         unserved = [t for t in found if not t.served]
         if any(t.served and (not t.when or self._own_terms(t, said, unserved)) for t in found):
             return None  # "can i have today's date": the date, not an order
-        return min(unserved, key=lambda t: min(_find(t.terms, said), default=len(said)),
+        return min(unserved, key=lambda t: min(find_terms(t.terms, said), default=len(said)),
                    default=None)
 
     @staticmethod
@@ -193,10 +193,11 @@ class Topics:
         """`said` has a term of the clock's that asks of the clock: not one of its
         `when_terms` with an unserved topic's term after it ("what time is the evening
         meeting": the meeting's time; "can i have today's date": the date)."""
-        if _find(tuple(t for t in topic.terms if t not in topic.when_terms), said):
+        if find_terms(tuple(t for t in topic.terms if t not in topic.when_terms), said):
             return True
-        at = _find(topic.when_terms, said)
-        return bool(at) and not any(u > min(at) for t in unserved for u in _find(t.terms, said))
+        at = find_terms(topic.when_terms, said)
+        later = [u for t in unserved for u in find_terms(t.terms, said)]
+        return bool(at) and not any(u > min(at) for u in later)
 
     def serving(self, tool: str) -> Topic | None:
         """The served topic `tool` belongs to; None for a tool no topic names (plugins)."""
@@ -243,7 +244,7 @@ class Topics:
             return []
         said = tokens(sentence)
         found = [t for t in self.topics if (t.claims and any(
-            not self._negated(said, at) for at in _find(t.claims, said)))
+            not self._negated(said, at) for at in find_terms(t.claims, said)))
             or self._says_none(said, t)]
         if self._says_done(said):
             found.append(Topic(DONE, served=True))
@@ -265,7 +266,7 @@ class Topics:
         words. "Here's a joke" to "give me a joke" repeats one."""
         said = tokens(sentence)
         start = skip_fillers(said)
-        if not _find(lexicon().terms("granting"), said[start:start + 3]) or self.refuses(
+        if not find_terms(lexicon().terms("granting"), said[start:start + 3]) or self.refuses(
                 sentence):
             return False
         plain = lexicon().words("function_words") | lexicon().words("filler")
@@ -281,7 +282,7 @@ class Topics:
         """The topics whose words are said; their `asked` words count only when it asks."""
         said = self._as_terms(said)
         return [t for t in self.topics
-                if _find(t.terms, said) or (asks and _find(t.asked, said))]
+                if find_terms(t.terms, said) or (asks and find_terms(t.asked, said))]
 
     @functools.cached_property
     def _one_word_terms(self) -> frozenset[str]:
@@ -306,7 +307,7 @@ class Topics:
 
     def refuses(self, sentence: str) -> bool:
         """`sentence` says what cannot or will not be done (a negation in it), or asks."""
-        return sentence.rstrip().endswith("?") or bool(_find(self.negation, tokens(sentence)))
+        return sentence.rstrip().endswith("?") or bool(find_terms(self.negation, tokens(sentence)))
 
     def _says_none(self, said: Sequence[str], topic: Topic) -> bool:
         """`said` states that the user has none of what `topic` keeps: an absence word
@@ -316,21 +317,21 @@ class Topics:
         "There are no lists available." beside a shopping and a to-do list."""
         if not topic.served or not topic.things:
             return False
-        things = set(_find(topic.things, said))
+        things = set(find_terms(topic.things, said))
         return any(at < thing <= at + len(term) + NEAR
                    for at, term in _found(self.absence, said) for thing in things)
 
     def _negated(self, said: Sequence[str], at: int) -> bool:
         """A negation anywhere before position `at` of the sentence ("I can't add that to
         your calendar")."""
-        return bool(_find(self.negation, said[:at + 1]))
+        return bool(find_terms(self.negation, said[:at + 1]))
 
     def _says_done(self, said: Sequence[str]) -> bool:
         start = skip_fillers(said)
         if any(tuple(said[start:start + len(t)]) == t for t in self.opens):
             return True
         for _start, end in _spans(self.promise, said):
-            verbs = _find(self.verbs, said[end:end + NEAR + 1])
+            verbs = find_terms(self.verbs, said[end:end + NEAR + 1])
             if verbs and not self._negated(said, end + verbs[0]):
                 return True
         return self._reports_done(said, start)
@@ -339,20 +340,20 @@ class Topics:
         """A report of a kept thing done, in the first words of the sentence, the thing
         named before it ("Alarm canceled.", "The 5 AM alarm has been cancelled.", "I removed
         eggs from your shopping list."): the models' way to claim a call they never made."""
-        if _find(self.reporters, said[start:start + 1]) and any(
-                not self._negated(said, at) and not _find(self.describers, said[at - 1:at])
-                for at in _find(self.reports, said) if at > start):
+        if find_terms(self.reporters, said[start:start + 1]) and any(
+                not self._negated(said, at) and not find_terms(self.describers, said[at - 1:at])
+                for at in find_terms(self.reports, said) if at > start):
             return True  # "I found the list named shopping and removed apple.", "I removed
             # "apple" from it." (the list named in the sentence before)
-        things = _find(self.kept, said)
+        things = find_terms(self.kept, said)
         if not things:
             return False
-        for at in _find(self.reports, said[:start + REPORTED + 1]):
+        for at in find_terms(self.reports, said[:start + REPORTED + 1]):
             if self._negated(said, at):
                 continue
-            if min(things) < at or _find(self.reporters, said[max(start, at - 2):at]):
+            if min(things) < at or find_terms(self.reporters, said[max(start, at - 2):at]):
                 return True  # "the alarm is cancelled", "I (have) removed eggs from the list"
-            if at <= start + 2 and not _find(self.describers, said[start:at]):
+            if at <= start + 2 and not find_terms(self.describers, said[start:at]):
                 return True  # "Eggs removed from your list."; not "Pluto was removed from"
         return False
 
