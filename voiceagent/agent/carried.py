@@ -19,15 +19,25 @@ from voiceagent.language.lengths import lengths_said
 from voiceagent.language.numbers import ordinals
 from voiceagent.tools.words import parse_duration
 
+OWN_WORDS_ONLY = frozenset({"repeats"})
+"""Carried word sets whose terms in a call must be the user's: how often an alarm repeats
+is said or it does not repeat (the 1.5B wrote label="daily breakfast" for "7 am every
+weekday"). The model's terms of these are taken out before the user's go in."""
 
-def carry(tool: Tool, args: dict[str, Any], utterance: str) -> tuple[dict[str, Any], list[str]]:
+
+def carry(tool: Tool, args: dict[str, Any], utterance: str,
+          heard: str = "") -> tuple[dict[str, Any], list[str]]:
     """`args` with the words of `tool.carries` the user said and the call left out added
-    to the first of their parameters ("7:00 am" + "thursday"), and those words."""
+    to the first of their parameters ("7:00 am" + "thursday"), and those words. `heard`:
+    what else the user said that this call answers (their request before "For what
+    time?"): terms of OWN_WORDS_ONLY sets in neither are taken out of the call."""
     lex = lexicon()
     said = tokens(utterance)
     qualifiers = lex.words("day_qualifiers")
     args, added = dict(args), []
     for word_set, params in tool.carries:
+        if word_set in OWN_WORDS_ONLY:
+            args |= _only_said(word_set, params, args, said + tokens(heard))
         first = params[0]
         value = args.get(first, "")
         required = first in tool.parameters.get("required", ())
@@ -47,6 +57,25 @@ def carry(tool: Tool, args: dict[str, Any], utterance: str) -> tuple[dict[str, A
                 args[first] = f"{str(args.get(first, '')).strip()} {term}".strip()
                 added.append(term)
     return args, added
+
+
+def _only_said(word_set: str, params: tuple[str, ...], args: dict[str, Any],
+               said: list[str]) -> dict[str, Any]:
+    """The string `params` of `args` without the terms of `word_set` that `said` lacks."""
+    lex = lexicon()
+    kept: dict[str, Any] = {}
+    for param in params:
+        value = args.get(param)
+        if not isinstance(value, str):
+            continue
+        words = tokens(value)
+        unsaid = [words[start:end] for start, end in lex.find(word_set, words)
+                  if not any(said[at:at + end - start] == words[start:end]
+                             for at in range(len(said)))]
+        for term in unsaid:
+            value = re.sub(r"\W+".join(map(re.escape, term)), " ", value, count=1, flags=re.I)
+        kept[param] = " ".join(value.split()) if unsaid else args[param]
+    return kept
 
 
 def _past_day(said: list[str], end: int) -> int:

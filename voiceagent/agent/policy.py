@@ -101,8 +101,9 @@ class CallPolicy:
         back = follow or lexicon().has("refers_back", self.said.now)  # "put it on the list"
         answering = self.said.answering or (
             f"{self.said.last_request} {self.said.last_results}" if back else "")
-        args, added = carry(tool, runs.args, self.said.now)
-        if added:  # the day the user said, left out: the call carries it ("7 am thursday")
+        args, added = carry(tool, runs.args, self.said.now, answering)
+        if args != runs.args:  # the day the user said, left out: the call carries it
+            # ("7 am thursday"); how often, only as said
             call = ToolCall(call.id, call.name, {**call.args, **args}, call.bad_json)
         grounding = ground(tool, args, self.said.now, earlier=self.said.earlier,
                            answering=answering, template=template)

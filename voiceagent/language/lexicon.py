@@ -44,6 +44,12 @@ def tokens(text: str) -> list[str]:
     return _TOKEN.findall(text.lower().replace("\u2019", "'"))
 
 
+def token_spans(text: str) -> list[tuple[int, int]]:
+    """Where each of `tokens(text)` stands in `text` (start, end): to cut words out of a
+    text without losing its punctuation ("12:00 p.m.")."""
+    return [m.span() for m in _TOKEN.finditer(text.lower().replace("\u2019", "'"))]
+
+
 def said(text: str) -> str:
     """`text` as its words: "St. Patrick's Day!" -> "st patrick's day"."""
     return " ".join(tokens(text))

@@ -20,7 +20,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import Literal
 
@@ -55,11 +55,29 @@ class Entry:
     """Its own name for follow-ups ("cancel it"): never said, never shown to the model."""
     room: str = ""
     """The room that set it (`voiceagent hub`): it rings there only; empty = no room."""
+    repeat: str = ""
+    """An alarm's weekdays to ring again on, "0" for Monday ("01234": weekdays); empty:
+    once (language/repeats.py)."""
 
     def ref(self, action: Action) -> Ref:
         """This entry as an outcome's reference."""
         return Ref(self.kind, action, key=self.id, label=self.label,
                    value=self.seconds if self.kind == "timer" else None, due=self.due)
+
+    def again(self, after: float, zone: tzinfo | None) -> Entry | None:
+        """This repeating alarm at its time of day on the next of its weekdays after
+        `after` (epoch seconds; its own day's time if that is later); None if it does not
+        repeat."""
+        if not self.repeat:
+            return None
+        at = datetime.fromtimestamp(self.due, zone)
+        day = at.date()
+        for _ in range(8 * 7):
+            day += timedelta(days=1)
+            moment = datetime.combine(day, at.time(), tzinfo=at.tzinfo).timestamp()
+            if str(day.weekday()) in self.repeat and moment > after:
+                return dataclasses.replace(self, due=moment)
+        return None
 
     def name(self, clock: Clock) -> str:
         """'5 minute pasta timer', 'wake up alarm', '7:30 AM alarm'."""
@@ -145,7 +163,8 @@ class Timers:
         return gone
 
     def ring(self, announce: Callable[[str], None]) -> float:
-        """Announce every entry that is due now, once, and take it out of the file; the
+        """Announce every entry that is due now, once, and take it out of the file (a
+        repeating alarm moves to its next day); the
         seconds until the next one is due (at most POLL_SECONDS). Never raises: a full disk
         still announces, once."""
         now = self.clock.time()
@@ -158,7 +177,9 @@ class Timers:
                 state.fired = [e for e in state.fired if e in entries]
                 mine = [e for e in entries if e.room == self.room]
                 due = [e for e in mine if e.due <= now and e not in state.fired]
-                entries[:] = [e for e in entries if e not in due and e not in state.fired]
+                gone = [e for e in entries if e in due or e in state.fired]
+                again = [n for e in gone if (n := e.again(now, self.clock.zone))]
+                entries[:] = [e for e in entries if e not in gone] + again
                 wait = min([e.due - now for e in mine if e in entries] + [POLL_SECONDS])
             if state.failing:
                 log.warning("the timers file %s is saved again", self.path)

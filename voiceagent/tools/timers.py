@@ -9,9 +9,10 @@ from datetime import datetime, timedelta, tzinfo
 from voiceagent.agent.outcome import Outcome
 from voiceagent.agent.tools import Tool, tool
 from voiceagent.errors import ToolError
-from voiceagent.language import lexicon
+from voiceagent.language import lexicon, say
 from voiceagent.language.numbers import NUMBER, amounts
 from voiceagent.language.plural import plural, singular
+from voiceagent.language.repeats import WEEK, read_repeat, spoken_repeat
 from voiceagent.language.spoken_time import (
     NIGHT_ENDS,
     UNIT_WORDS,
@@ -125,6 +126,11 @@ def _when(due: float, now: float, zone: tzinfo | None) -> str:
     return f"{spoken_time(at)} {named}"
 
 
+def _repeating(entry: Entry) -> str:
+    """', repeating every weekday' for an alarm that repeats; '' for one that does not."""
+    return f", repeating {spoken_repeat(entry.repeat)}" if entry.repeat else ""
+
+
 def make_tools(timers: Timers) -> list[Tool]:
     """set_timer, set_alarm, list_timers and cancel_timer over one Timers store."""
 
@@ -147,7 +153,8 @@ def make_tools(timers: Timers) -> list[Tool]:
         return Outcome(f"Timer set for {spoken_length(seconds)}{what}", (entry.ref("made"),))
 
     @tool(speaks_result=True, writes=True, grounded=("label",), counted=("time",),
-          asks={"time": "For what time?"}, carries={"days": ("time", "label")})
+          asks={"time": "For what time?"},
+          carries={"repeats": ("time", "label"), "days": ("time", "label")})
     def set_alarm(time: str, label: str = "") -> Outcome:
         """An alarm, a wake-up, or a reminder at a clock time.
 
@@ -156,16 +163,25 @@ def make_tools(timers: Timers) -> list[Tool]:
             label: what it is for, if said; else empty.
         """
         now, zone = timers.clock.time(), timers.clock.zone
+        repeats = read_repeat(time), read_repeat(label)
+        unsupported = next((r.unsupported for r in repeats if r.unsupported), "")
+        if unsupported:  # "every month": said plainly, and nothing half done
+            return Outcome(say("repeat_unsupported", how=unsupported))
+        (time, label), days = (r.rest for r in repeats), repeats[0].days or repeats[1].days
         base = datetime.fromtimestamp(now, zone)
         in_label = day_with_time(label, base)
         if in_label.day is not None and day_with_time(time, base).day is None:
             # "remind me to call mom tomorrow at 5": the day went into the label
             time, label = f"{time} {in_label.said}", in_label.time
         due = alarm_or_reminder_due(time, zone, now)
-        entry = Entry("alarm", clean_label(label), due, id=new_id())
+        if days == WEEK:  # "every week": on the day it first rings
+            days = str(datetime.fromtimestamp(due, zone).weekday())
+        entry = Entry("alarm", clean_label(label), due, id=new_id(), repeat=days)
+        if days and str(datetime.fromtimestamp(due, zone).weekday()) not in days:
+            entry = entry.again(due, zone) or entry  # "every weekday" said on a Saturday
         timers.add(entry)
         what = f": {entry.label}." if entry.label else "."
-        return Outcome(f"Alarm set for {_when(due, now, zone)}{what}",
+        return Outcome(f"Alarm set for {_when(entry.due, now, zone)}{_repeating(entry)}{what}",
                        (entry.ref("made"),))
 
     @tool(speaks_result=True)
@@ -179,7 +195,7 @@ def make_tools(timers: Timers) -> list[Tool]:
             f"Your {e.name(timers.clock)} has {spoken_length(e.due - now)} left."
             if e.kind == "timer"
             else f"Your {e.label + ' ' if e.label else ''}alarm is set for "
-                 f"{_when(e.due, now, timers.clock.zone)}."
+                 f"{_when(e.due, now, timers.clock.zone)}{_repeating(e)}."
             for e in entries
         ]
         if len(parts) > 1:
@@ -201,6 +217,10 @@ def make_tools(timers: Timers) -> list[Tool]:
         words = which.lower().split()
         kinds = {k for k in _KINDS if any(w.startswith(k) for w in words)}
         candidates = [e for e in entries if not kinds or e.kind in kinds]
+        repeat = read_repeat(which)
+        if repeat.days:  # "cancel my weekday alarm": the one that repeats so
+            which = repeat.rest
+            candidates = [e for e in candidates if e.repeat == repeat.days] or candidates
         which, day = _on_day(which, timers.clock.time(), timers.clock.zone)
         if day is not None:  # "all alarms on sunday": those of that day, not every one
             candidates = [e for e in candidates if day(e.due)]

@@ -8,6 +8,7 @@ from voiceagent.errors import ToolError
 from voiceagent.intents.numbers import duration_seconds
 from voiceagent.intents.slots.text import Args, is_term, strip_edges, without_articles
 from voiceagent.language import lexicon
+from voiceagent.language.repeats import read_repeat
 from voiceagent.ports import Clock
 from voiceagent.tools import clock, timers
 from voiceagent.tools.words import numbers_in, parse_clock_time, spoken_duration
@@ -98,8 +99,12 @@ def time_of_day(text: str, clock: Clock | None = None) -> Args | None:
     seconds = duration_seconds(relative.group(1) if relative else t)
     if seconds is not None:
         return {"time": f"in {spoken_duration(seconds)}"} if seconds >= 1 else None
+    once = read_repeat(t)  # "7 am every weekday": the alarm reads how often
+    if once.unsupported:
+        return {"time": t}  # "9 am every month": the tool says what it cannot repeat
     try:
-        parse_clock_time(timers.said_day(t, (clock or SystemClock()).now())[0])  # "7 am tomorrow"
+        # "7 am tomorrow"
+        parse_clock_time(timers.said_day(once.rest, (clock or SystemClock()).now())[0])
     except ToolError:
         return None
     return {"time": t}
