@@ -128,6 +128,22 @@ def test_a_list_kept_by_a_service_nothing_here_has_is_not_made(tools, said, list
     assert spoken == topics_of().topic(topic).reply
 
 
+@pytest.mark.parametrize("said, call", [
+    ("remove all the events on my calendar", ("clear_list", {"list_name": "calendar"})),
+    ("do remove next event from the calendar",
+     ("remove_from_list", {"list_name": "events", "items": "next event"})),
+])
+def test_a_service_s_things_are_not_emptied_as_lists(tools, said, call):
+    """SLURP devel: the 1.5B called clear_list(calendar) and remove_from_list(events), and
+    the user heard "You have no calendar list yet.", not that nothing here has a calendar."""
+    model = ScriptedChatModel().enqueue(calls(call))
+    agent, _ = make(model, tools)
+    result, spoken = run(agent, said)
+    (_, text, is_error, _refs, _ran), = result.tool_calls
+    assert is_error and "calendar" in text
+    assert spoken == topics_of().topic("calendar").reply
+
+
 def test_a_list_the_user_already_keeps_under_such_a_name_is_theirs(tools):
     tools.get("add_to_list").func(list_name="playlist", items="jazz night")
     model = ScriptedChatModel()

@@ -162,8 +162,9 @@ def ground(tool: Tool, args: dict[str, Any], utterance: str, *, earlier: str = "
         value = args.get(param)
         if isinstance(value, str) and value.strip():
             unsaid = unsaid_words(value, said)
-            if unsaid and param in exists and exists[param](value):
-                continue  # names something the user already has (their shopping list)
+            if unsaid and param in exists and exists[param](value) and not tool.destroys:
+                continue  # names something the user already has (their shopping list);
+                # what is emptied must be what they named
             kept = _without(value, unsaid) if unsaid and param not in required else ""
             if param not in required and _content(kept) and len(_content(kept)) < len(
                     _content(value)):

@@ -201,7 +201,7 @@ def make_tools(data_dir: Path, aliases: dict[str, str],
         return Outcome(f"Your {name} list has {count}: {spoken_join(items)}.", read)
 
     @tool(speaks_result=True, writes=True, grounded=("items",),
-          asks={"items": say("ask_removed")})
+          known={"list_name": lists.exists}, asks={"items": say("ask_removed")})
     def remove_from_list(list_name: str, items: str) -> Outcome | str:
         """Remove, delete or tick off items from a list.
 
@@ -228,7 +228,7 @@ def make_tools(data_dir: Path, aliases: dict[str, str],
     # the list emptied must be one the user named: asked "please remove a list", a model's
     # pick ("shopping") would empty a list nobody spoke of
     @tool(speaks_result=True, writes=True, destroys=True, grounded=("list_name",),
-          asks={"list_name": say("ask_list")})
+          known={"list_name": lists.exists}, asks={"list_name": say("ask_list")})
     def clear_list(list_name: str) -> Outcome | str:
         """Clear, empty or delete a whole list.
 
