@@ -630,3 +630,21 @@ def test_it_and_them_take_the_topic_of_the_last_exchange(tools):
     model.enqueue("I can't do that.").enqueue("Clear what?")
     say("Clear it.", model)
     assert "bread" in tools.get("read_list")(list_name="shopping")
+
+
+@pytest.mark.parametrize("said, runs", [
+    ("what time is my wakeup alarm set for", False),
+    ("why don't you set an alarm for 7 am", True),  # asks it done
+    ("is it possible to set an alarm for 7 am", True),
+    ("set an alarm for 7 am", True),
+])
+def test_a_question_changes_nothing(tools, said, runs):
+    """Live, "what time is my wakeup alarm set for" -> set_alarm(7:30 am, breakfast) ->
+    "For what time?": a question for information asks, it never sets anything."""
+    model = ScriptedChatModel().enqueue(calls(("set_alarm", {"time": "7 am"})))
+    model.enqueue("You have no alarms set.")
+    agent, _ = make(model, tools)
+    result, _spoken = run(agent, said)
+    (_, text, is_error, _refs, _ran), = result.tool_calls
+    assert is_error != runs
+    assert ("asked a question" in text) != runs

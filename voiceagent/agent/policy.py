@@ -22,7 +22,8 @@ from voiceagent.agent.carried import carry
 from voiceagent.agent.grounding import ground
 from voiceagent.agent.messages import ToolCall
 from voiceagent.agent.tools import ToolRegistry
-from voiceagent.language import lexicon, say, tell_model
+from voiceagent.language import lexicon, say, tell_model, tokens
+from voiceagent.language.asking import asks_only
 from voiceagent.language.topics import topics_of
 from voiceagent.ports import Approver
 
@@ -98,6 +99,9 @@ class CallPolicy:
         if not template and self._off_topic(call.name, tool.writes):
             return Decision("refuse", call, tell_model("off_topic", name=call.name),
                             off_topic=True)
+        if (tool.writes and not (template or follow or self.said.answering)
+                and asks_only(tokens(self.said.now))):  # "what time is my alarm set for"
+            return Decision("refuse", call, tell_model("question_no_write", name=call.name))
         back = follow or lexicon().has("refers_back", self.said.now)  # "put it on the list"
         answering = self.said.answering or (
             f"{self.said.last_request} {self.said.last_results}" if back else "")

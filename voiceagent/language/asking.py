@@ -40,6 +40,20 @@ def is_remark(said: Sequence[str]) -> bool:
         for at in (1, 2) if at + 1 < len(rest))
 
 
+def asks_only(said: Sequence[str]) -> bool:
+    """A question for information ("what time is my wakeup alarm set for", "when is my
+    meeting"): it opens with a word of lexicon "information_openers" and neither asks for
+    something to be done ("asking_to_do": "why don't you set one") nor goes on from the last
+    exchange ("going_on": "what about ten minutes"). Nothing is changed for one: asked
+    "what time is my wakeup alarm set for", the 1.5B set a breakfast alarm."""
+    lex = lexicon()
+    rest = content_words(said)
+    if not rest or rest[0] not in lex.words("information_openers"):
+        return False
+    return not lex.has("asking_to_do", said) and not any(
+        lex.is_one("going_on", rest[:n]) for n in (1, 2, 3))
+
+
 def unaddressed(said: Sequence[str]) -> list[str]:
     """The words without the assistant's name where people say it, first or last ("hey
     google i hit the jackpot", "today i got rewards olly"): a name is no topic's word (web
