@@ -262,6 +262,11 @@ class TriggerConfig:
                             "for hey_jarvis)", minimum=0)
     wake_refractory_s: float = _f(2.0, "after the wake word fires, it cannot fire again for "
                                   "this long", minimum=0)
+    wake_check: str = _f("auto", "when speech to text checks that the wake word was said "
+                         "before waking: doubtful (only a run-on the model is unsure of), always "
+                         "(every wake, ~0.3 s later, for models that wake on ordinary speech), "
+                         "auto (always for hey_mycroft, which wakes on \"make me a\"; doubtful "
+                         "for the others)", choices=("auto", "always", "doubtful"))
     follow_up_s: float = _f(5.0, "kiosk: after an answer that ends with a question, listen this "
                             "long without the wake word; 0 = never", minimum=0)
 

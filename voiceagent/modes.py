@@ -214,13 +214,16 @@ def wake_gate(config: Config, recorder: Any, canceller: Any = None,
 
 def wake_detector(name: str, config: Config, transcriber: Any = None) -> Any:
     """The wake word `name` with [trigger]'s cut-off and refractory time, and, given a
-    `transcriber`, its second opinion on a doubtful run-on (speech/wake_confirm.py): the
-    kiosk's and a hub room's."""
+    `transcriber`, its second opinion on a doubtful run-on (speech/wake_confirm.py), or on
+    every wake ([trigger] wake_check): the kiosk's and a hub room's."""
     from voiceagent.speech.wake_confirm import heard_by
-    from voiceagent.speech.wakeword import WakeWord
+    from voiceagent.speech.wakeword import SPEECH_LIKE, WakeWord
 
+    check = config.trigger.wake_check
     detector = WakeWord(name, cutoff=config.trigger.wake_cutoff,
-                        refractory_s=config.trigger.wake_refractory_s)
+                        refractory_s=config.trigger.wake_refractory_s,
+                        check_every=check == "always" or (check == "auto"
+                                                          and name in SPEECH_LIKE))
     if transcriber is not None:
         detector.confirm = heard_by(transcriber, detector.name)
     return detector
