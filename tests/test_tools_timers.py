@@ -245,3 +245,27 @@ def test_without_a_bell_timers_are_kept_not_fired(tmp_path):
     tools(Timers(path, FakeClock(1_000_000.0)))["set_timer"](duration="1 hour", label="soup")
     quiet = Timers(path, FakeClock(1_000_000.0 + 7200))  # overdue, but nobody rings it
     assert tools(quiet)["list_timers"]().startswith("Your 1 hour soup timer has ")
+
+
+def test_an_alarm_on_a_date_said_with_it(timers):
+    """SLURP's "set alarm on twenty fifth may at five pm": the 1.5B put the date in the
+    label ("Alarm set for 5:00 PM today: may 25th.") or wrote "25 May 17:00", refused for a
+    25 nobody said ("twenty fifth" was no number). A date or holiday said with the time is
+    the alarm's day."""
+    from voiceagent.agent.amounts import unsaid_numbers
+
+    t = tools(timers)
+    assert t["set_alarm"](time="5 pm on may 25th") == (
+        "Alarm set for 5:00 PM on Tuesday, May 25, 2027.")
+    assert t["set_alarm"](time="5:00 pm", label="May 25th") == (
+        "Alarm set for 5:00 PM on Tuesday, May 25, 2027.")
+    assert t["set_alarm"](time="9 am on christmas", label="gifts") == (
+        "Alarm set for 9:00 AM on Friday, December 25, 2026: gifts.")
+    assert [e.due for e in timers.pending()] == [
+        datetime(2026, 12, 25, 9, tzinfo=UTC).timestamp(),
+        datetime(2027, 5, 25, 17, tzinfo=UTC).timestamp(),
+        datetime(2027, 5, 25, 17, tzinfo=UTC).timestamp()]
+    with pytest.raises(ToolError, match="no time of day"):
+        t["set_alarm"](time="May 25th")  # no time is made up
+    assert unsaid_numbers("25 May 17:00", "set alarm on twenty fifth may at five pm") == []
+    assert unsaid_numbers("2:00", "wait a second") == ["2"]  # "second" is no date

@@ -8,15 +8,23 @@ from __future__ import annotations
 import re
 
 from voiceagent.language import lexicon, tokens
+from voiceagent.language.numbers import ordinals
 from voiceagent.tools.words import numbers_in
 
 _FRACTION = re.compile(r"\b(\d+)\s*/\s*(\d+)\b")
+_ORDINALS = sorted(((w, n) for w, n in ordinals(31).items() if w != "second"),
+                   key=lambda wn: -len(wn[0]))
+"""Days of the month said as ordinals ("the twenty fifth"), longest first; not "second",
+which is mostly a length of time."""
 
 
 def numbers_said(utterance: str) -> set[int]:
     """The numbers in `utterance`; a clock reading ("seven thirty" is 730) as its hour and
     minutes too; a fraction ("1/2 an hour") as the minutes of an hour it is too (30)."""
-    text = numbers_in(utterance.lower())
+    text = utterance.lower().replace("-", " ")
+    for words, n in _ORDINALS:  # "the twenty fifth of may": 25
+        text = re.sub(rf"\b{words}\b", str(n), text)
+    text = numbers_in(text)
     said = {int(n) for n in re.findall(r"\d+", text)}
     said |= {round(60 * int(p) / int(q)) for p, q in _FRACTION.findall(text) if int(q)}
     return said | {part for n in said if 100 <= n < 2400 and n % 100 < 60

@@ -10,6 +10,7 @@ from voiceagent.agent.outcome import Outcome
 from voiceagent.agent.tools import Tool, tool
 from voiceagent.errors import ToolError
 from voiceagent.language import lexicon, say
+from voiceagent.language.lexicon import token_spans
 from voiceagent.language.numbers import NUMBER, amounts
 from voiceagent.language.plural import plural, singular
 from voiceagent.language.repeats import WEEK, read_repeat, spoken_repeat
@@ -22,7 +23,7 @@ from voiceagent.language.spoken_time import (
     says_a_length,
     spoken_duration,
 )
-from voiceagent.tools.days import spoken_time
+from voiceagent.tools.days import next_day, spoken_date, spoken_time
 from voiceagent.tools.timer_store import Entry, Timers, new_id
 
 __all__ = ["MAX_SECONDS", "NIGHT_ENDS", "alarm_due", "alarm_or_reminder_due", "clean_label",
@@ -120,10 +121,42 @@ def alarm_or_reminder_due(text: str, zone: tzinfo | None, now: float) -> float:
 
 
 def _when(due: float, now: float, zone: tzinfo | None) -> str:
-    """'7:30 AM tomorrow'."""
+    """'7:30 AM tomorrow', '7:30 AM on Friday'; a week or more ahead, with its date: '5:00 PM
+    on Tuesday, May 25, 2027'."""
     at, today = datetime.fromtimestamp(due, zone), datetime.fromtimestamp(now, zone)
-    named = {0: "today", 1: "tomorrow"}.get((at.date() - today.date()).days, f"on {at:%A}")
+    ahead = (at.date() - today.date()).days
+    named = {0: "today", 1: "tomorrow"}.get(ahead, f"on {at:%A}" if ahead < 7
+                                            else f"on {spoken_date(at)}")
     return f"{spoken_time(at)} {named}"
+
+
+def on_date(text: str, today: datetime) -> tuple[datetime | None, str]:
+    """The date or holiday `text` names ("5 pm on may 25th", "the twenty fifth of may at 5",
+    "Christmas at 9"), as its next coming day, and `text` without it; (None, text) if none.
+    The longest run of words that reads as one (tools/days.next_day) is the date."""
+    spans = token_spans(text)
+    for length in range(min(len(spans), 7), 0, -1):
+        for first in range(len(spans) - length + 1):
+            start, end = spans[first][0], spans[first + length - 1][1]
+            found = next_day(text[start:end], today)
+            if found is not None:
+                rest = re.sub(rf"\b(?:{_LEX.regex('date_openers')})\s*$", "",
+                              text[:start].rstrip())
+                return found[1], f"{rest} {text[end:]}".strip(" ,")
+    return None, text
+
+
+def _on(day: datetime, time: str, zone: tzinfo | None, now: float) -> float:
+    """Epoch seconds of `time` o'clock on `day` (the first such moment that day: "5" is
+    5 AM); a ToolError when that has passed or no time was said (none is made up)."""
+    if not time.strip():
+        raise ToolError("no time of day was said for that day: ask the user for what time.")
+    start = day.replace(hour=0, minute=0, second=0, microsecond=0).timestamp()
+    due = alarm_due(time, zone, max(now, start - 1))
+    if datetime.fromtimestamp(due, zone).date() != day.date():
+        raise ToolError(f"{spoken_time(datetime.fromtimestamp(due, zone))} on that day has "
+                        "already passed.")
+    return due
 
 
 def _repeating(entry: Entry) -> str:
@@ -169,11 +202,15 @@ def make_tools(timers: Timers) -> list[Tool]:
             return Outcome(say("repeat_unsupported", how=unsupported))
         (time, label), days = (r.rest for r in repeats), repeats[0].days or repeats[1].days
         base = datetime.fromtimestamp(now, zone)
+        on, time = on_date(time, base)
+        if on is None:
+            on, label = on_date(label, base)  # "May 25th": the date went into the label
         in_label = day_with_time(label, base)
-        if in_label.day is not None and day_with_time(time, base).day is None:
+        if on is None and in_label.day is not None and day_with_time(time, base).day is None:
             # "remind me to call mom tomorrow at 5": the day went into the label
             time, label = f"{time} {in_label.said}", in_label.time
-        due = alarm_or_reminder_due(time, zone, now)
+        due = (alarm_or_reminder_due(time, zone, now) if on is None
+               else _on(on, time, zone, now))
         if days == WEEK:  # "every week": on the day it first rings
             days = str(datetime.fromtimestamp(due, zone).weekday())
         entry = Entry("alarm", clean_label(label), due, id=new_id(), repeat=days)
