@@ -152,6 +152,7 @@ def test_a_plugin_tool_keeps_every_request_open_to_tools(tmp_path):
     ("Okay.", False, False),
     ("Sure, the capital of France is Paris.", True, False),
     ("Is that okay?", True, False),
+    ("Sure, I'll do my best!", False, True),  # to "much more clearer and subject oriented"
 ])
 def test_an_acknowledgement_alone_says_the_request_was_taken_on(sentence, named, claims):
     from voiceagent.agent.spoken import Facts, unbacked
@@ -853,3 +854,15 @@ def test_the_machines_state_rests_on_the_system_tool(made_up):
 ])
 def test_agreeing_with_what_the_user_stated_is_no_made_up_state(request_text, answer, spoken):
     assert (unspeakable(answer, Facts(request=request_text)) == "") is spoken
+
+
+@pytest.mark.parametrize("sentence, claims", [
+    ("Yes, the twenty-third of April is a Saturday.", True),  # it is a Friday
+    ("Christmas falls on a Friday this year.", True),
+    ("Hamlet is a tragedy.", False),
+    ("The meeting is on a boat.", False),
+])
+def test_the_weekday_a_date_falls_on_is_the_clocks_to_say(sentence, claims):
+    """SLURP's "is the twenty third of april a saturday": the 1.5B answered "Yes, ... is a
+    Saturday." without the clock; the user's own "saturday" let the weekday check pass."""
+    assert ("clock" in [t.name for t in topics_of().claimed(sentence)]) is claims
