@@ -269,3 +269,10 @@ def test_an_alarm_on_a_date_said_with_it(timers):
         t["set_alarm"](time="May 25th")  # no time is made up
     assert unsaid_numbers("25 May 17:00", "set alarm on twenty fifth may at five pm") == []
     assert unsaid_numbers("2:00", "wait a second") == ["2"]  # "second" is no date
+
+
+def test_what_is_left_of_a_label_once_its_day_moved_is_no_label(timers):
+    """SLURP's "checkout today set alarm of ten am": label="Alarm for today" was said back
+    as "Alarm set for 10:00 AM today: alarm for."."""
+    assert tools(timers)["set_alarm"](time="10:00 am", label="Alarm for today") == (
+        "Alarm set for 10:00 AM today.")

@@ -36,12 +36,12 @@ _KINDS = _LEX.phrases("timer_kinds")
 
 def clean_label(label: str) -> str:
     """'The Pasta Timer' -> 'pasta'; 'check the oven' keeps its 'the'; '7:00 am alarm' its
-    colon (alarms are named by their time)."""
+    colon (alarms are named by their time); 'Alarm for' is nothing."""
     words = re.sub(r"[^\w\s':-]|:(?!\d)", " ", label.lower()).split()
     while words and words[0] in _LEX.words("label_openers"):
         words.pop(0)
-    while words and singular(words[-1]) in _KINDS:
-        words.pop()
+    while words and (singular(words[-1]) in _KINDS or words[-1] in _LEX.words("prepositions")):
+        words.pop()  # "Alarm for" once "today" went to the time: no label
     return " ".join(words)
 
 
