@@ -532,6 +532,22 @@ def test_an_alarm_nobody_gave_a_time_asks_for_it_and_the_answer_keeps_the_label(
     assert result.tool_calls[0][2] is True and spoken == "Which length did you mean?"
 
 
+def test_what_the_answered_request_said_reaches_the_call(tools):
+    """"Remind me to go to the store every Friday." "For what time?" "At five pm.": the 1.5B's
+    second call left "every friday" out, and a one-off alarm was set for today."""
+    model = ScriptedChatModel().enqueue(calls(("set_alarm", {"time": "7:30 am",
+                                                             "label": "go to the store"})))
+    agent, _ = make(model, tools)
+    result, spoken = run(agent, "Remind me to go to the store every Friday.")
+    assert spoken == "For what time?"
+    model = ScriptedChatModel().enqueue(calls(("set_alarm", {"time": "5 pm",
+                                                             "label": "go to the store"})))
+    agent, _ = make(model, tools)
+    result = agent.run_turn(result.messages, "At five pm.", on_text=lambda _t: None)
+    assert result.tool_calls[0][2] is False
+    assert "repeating every Friday: go to the store." in result.answer
+
+
 def test_a_weekday_nobody_gave_is_not_said():
     """Asked "What day of the week is it?" without the clock, the 1.5B said "Monday" on a
     Tuesday; a weekday from the user or a tool is fine."""

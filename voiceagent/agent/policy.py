@@ -105,7 +105,10 @@ class CallPolicy:
         back = follow or lexicon().has("refers_back", self.said.now)  # "put it on the list"
         answering = self.said.answering or (
             f"{self.said.last_request} {self.said.last_results}" if back else "")
-        args, added = carry(tool, runs.args, self.said.now, answering)
+        # what the user said in the request this turn answers counts too ("remind me to go
+        # to the store every friday" "For what time?" "At five.": every Friday at five)
+        args, added = carry(tool, runs.args, f"{self.said.answering} {self.said.now}".strip(),
+                            answering)
         if args != runs.args:  # the day the user said, left out: the call carries it
             # ("7 am thursday"); how often, only as said
             call = ToolCall(call.id, call.name, {**call.args, **args}, call.bad_json)
