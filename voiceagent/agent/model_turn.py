@@ -192,6 +192,10 @@ class ModelTurn:
         elif claimed:
             if not tools:
                 return self._plain()
+            # the tools of what was claimed, when the request speaks of more ("at what time
+            # have you set alarm for me": the timers' state claimed, not the clock's)
+            served = {t.name: t.tools for t in known.topics if t.served}
+            tools = [t for t in tools if any(t in served.get(n, ()) for n in claimed)] or tools
             self.retry_note = tell_model("use_tool", tools=", ".join(tools))
             self.tool_choice = tuple(tools)
         elif echoed:
