@@ -378,3 +378,13 @@ def test_a_bare_hour_for_an_alarm_keeps_its_half_of_the_day(tools, first, then, 
     s = Session(tools)
     s.say(first)
     assert expected.lower() in s.say(then).lower()
+
+
+def test_a_repeating_alarm_moved_keeps_repeating(tools):
+    """"Set an alarm for 7 am every weekday." "Make it 6:30.": the alarm set again must repeat
+    as the one it replaces did."""
+    s = Session(tools)
+    assert "repeating every weekday" in s.say("Set an alarm for 7 am every weekday.")
+    said = s.say("Make it 6:30.").lower()
+    assert "6:30 am" in said and "repeating every weekday" in said
+    assert s.timers().lower().count("alarm") == 1 and "every weekday" in s.timers()

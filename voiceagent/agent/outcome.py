@@ -35,10 +35,12 @@ class Ref:
     """A timer's length in seconds, a sum's result."""
     due: float | None = None
     """When a timer or alarm goes off, epoch seconds."""
+    repeat: str = ""
+    """The weekdays an alarm rings again on ("01234"; tools/timer_store.Entry.repeat)."""
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"kind": self.kind, "action": self.action}
-        for name in ("key", "label"):
+        for name in ("key", "label", "repeat"):
             if getattr(self, name):
                 data[name] = getattr(self, name)
         if self.items:
@@ -52,7 +54,8 @@ class Ref:
     def from_dict(cls, data: dict[str, Any]) -> Ref:
         return cls(data["kind"], data["action"], str(data.get("key", "")),
                    str(data.get("label", "")), tuple(str(i) for i in data.get("items", ())),
-                   _number(data.get("value")), _number(data.get("due")))
+                   _number(data.get("value")), _number(data.get("due")),
+                   str(data.get("repeat", "")))
 
 
 def _number(value: Any) -> float | None:

@@ -38,6 +38,7 @@ from voiceagent.intents.told import last_told, needed
 from voiceagent.language import lexicon, tokens
 from voiceagent.language.data_file import load_data
 from voiceagent.language.lengths import lengths_said
+from voiceagent.language.repeats import read_repeat, spoken_repeat
 from voiceagent.language.spoken_time import clock_time
 from voiceagent.ports import Clock
 from voiceagent.tools.timers import said_day
@@ -300,7 +301,9 @@ class FollowUps:
             return []
         at = self._in_half_of(thing, at)
         today = self.clock.now()
-        if thing.due is not None and said_day(at["time"], today)[1] is None:
+        if thing.repeat and not read_repeat(at["time"]).days:  # "make it 8" keeps "every
+            at = {"time": f"{at['time']} {spoken_repeat(thing.repeat)}"}  # weekday"
+        elif thing.due is not None and said_day(at["time"], today)[1] is None:
             day = datetime.fromtimestamp(thing.due, self.clock.zone).date()
             if day != today.date():  # "make it 10" keeps "on Friday"
                 at = {"time": f"{at['time']} on {day:%A}"}

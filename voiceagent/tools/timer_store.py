@@ -62,7 +62,8 @@ class Entry:
     def ref(self, action: Action) -> Ref:
         """This entry as an outcome's reference."""
         return Ref(self.kind, action, key=self.id, label=self.label,
-                   value=self.seconds if self.kind == "timer" else None, due=self.due)
+                   value=self.seconds if self.kind == "timer" else None, due=self.due,
+                   repeat=self.repeat)
 
     def again(self, after: float, zone: tzinfo | None) -> Entry | None:
         """This repeating alarm at its time of day on the next of its weekdays after
