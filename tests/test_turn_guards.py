@@ -317,6 +317,8 @@ def test_the_time_is_not_the_whole_answer_to_a_question_about_a_span(tools):
     "arguments: place (string, optional): a city or country the user named; else empty.",
     "label (string, optional): what it is for, if said; else empty.",
     "items (string): what to add, in the user's words.",
+    # a stock sample value for what the model cannot know ("what's the address for alex")
+    "The address for Alex is 123 Elm Street, Anytown, USA.",
 ])
 def test_error_text_json_and_placeholders_are_never_spoken(tools, reply: str):
     assert unspeakable(reply)
