@@ -38,6 +38,8 @@ def tools(store):
     ("mondays, wednesdays and fridays at 6", "024", "at 6"),
     ("9 am every single day", "0123456", "9 am"),
     ("5 am every morning", "0123456", "5 am"),
+    ("7 every morning", "0123456", "7 am"),  # a bare hour: the morning's
+    ("every night at 10", "0123456", "at 10 pm"),
     ("7:30 weekly", WEEK, "7:30"),
     ("7 am friday", "", "7 am friday"),  # one Friday, not every one
     ("7 am tomorrow", "", "7 am tomorrow"),

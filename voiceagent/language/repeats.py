@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from voiceagent.language.lexicon import lexicon, token_spans, tokens
+from voiceagent.language.numbers import numbers_in
 from voiceagent.language.plural import singular
 
 WEEK = "week"
@@ -42,15 +43,24 @@ def read_repeat(text: str) -> Repeat:
         return Repeat(rest=text, unsupported=" ".join(said[start:end]))
     days: set[str] = set()
     used = [False] * len(said)
+    half = ""
     for start, end in lex.find("repeat_days", said):
         value = str(lex.lookup("repeat_days", said[start:end]))
         days |= {WEEK} if value == WEEK else set(value)
         used[start:end] = [True] * (end - start)
+        half = half or str(lex.lookup("repeat_halves", said[start:end]) or "")
     days |= _weekdays(said, used)
     if not days:
         return Repeat(rest=text)
     named = days - {WEEK}
-    return Repeat(days="".join(sorted(named)) if named else WEEK, rest=_cut(text, used))
+    rest = _cut(text, used)
+    if half and not _HALF.search(rest) and re.search(r"\d", numbers_in(rest)):
+        rest = f"{rest} {half}"  # "7 every morning": 7 am
+    return Repeat(days="".join(sorted(named)) if named else WEEK, rest=rest)
+
+
+_HALF = re.compile(r"\b(?:[ap]\.?\s?m\b|morning|afternoon|evening|night|tonight|noon|midnight)",
+                   re.I)
 
 
 def _weekdays(said: list[str], used: list[bool]) -> set[str]:
