@@ -265,6 +265,8 @@ def test_an_alarm_on_a_date_said_with_it(timers):
         datetime(2026, 12, 25, 9, tzinfo=UTC).timestamp(),
         datetime(2027, 5, 25, 17, tzinfo=UTC).timestamp(),
         datetime(2027, 5, 25, 17, tzinfo=UTC).timestamp()]
+    assert t["set_alarm"](time="5 pm", label="christmas shopping") == (
+        "Alarm set for 5:00 PM today: christmas shopping.")  # what it is for, not when
     with pytest.raises(ToolError, match="no time of day"):
         t["set_alarm"](time="May 25th")  # no time is made up
     assert unsaid_numbers("25 May 17:00", "set alarm on twenty fifth may at five pm") == []

@@ -130,16 +130,19 @@ def _when(due: float, now: float, zone: tzinfo | None) -> str:
     return f"{spoken_time(at)} {named}"
 
 
-def on_date(text: str, today: datetime) -> tuple[datetime | None, str]:
+def on_date(text: str, today: datetime, *,
+            holidays: bool = True) -> tuple[datetime | None, str]:
     """The date or holiday `text` names ("5 pm on may 25th", "the twenty fifth of may at 5",
     "Christmas at 9"), as its next coming day, and `text` without it; (None, text) if none.
-    The longest run of words that reads as one (tools/days.next_day) is the date."""
+    The longest run of words that reads as one (tools/days.next_day) is the date. Without
+    `holidays` only a date with its day's number counts (a label's "christmas shopping" is
+    what the alarm is for, not when)."""
     spans = token_spans(text)
     for length in range(min(len(spans), 7), 0, -1):
         for first in range(len(spans) - length + 1):
             start, end = spans[first][0], spans[first + length - 1][1]
             found = next_day(text[start:end], today)
-            if found is not None:
+            if found is not None and (holidays or any(c.isdigit() for c in found[0])):
                 rest = re.sub(rf"\b(?:{_LEX.regex('date_openers')})\s*$", "",
                               text[:start].rstrip())
                 return found[1], f"{rest} {text[end:]}".strip(" ,")
@@ -204,7 +207,7 @@ def make_tools(timers: Timers) -> list[Tool]:
         base = datetime.fromtimestamp(now, zone)
         on, time = on_date(time, base)
         if on is None:
-            on, label = on_date(label, base)  # "May 25th": the date went into the label
+            on, label = on_date(label, base, holidays=False)  # "May 25th" went there
         in_label = day_with_time(label, base)
         if on is None and in_label.day is not None and day_with_time(time, base).day is None:
             # "remind me to call mom tomorrow at 5": the day went into the label
