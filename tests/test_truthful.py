@@ -479,6 +479,7 @@ def test_that_pointing_back_lets_the_call_use_what_the_user_said_before(tools, t
     ("I can't alert you, sorry.", False),
     ("Sure, I'll do my best to make it more friendly.", True),  # "lower the tone" (SLURP)
     ("I'll try to be more relaxed.", False),
+    ("Sure, I'll be quiet for a while.", True),  # "can you please be muted for a while"
     ("Pluto was removed from the list of planets in 2006.", False),
     ("You added milk to the list earlier.", False),
     ("Salt is added to the water before the pasta.", False),
