@@ -12,9 +12,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from voiceagent.errors import ToolError
 from voiceagent.language.lexicon import lexicon, token_spans, tokens
-from voiceagent.language.numbers import numbers_in
 from voiceagent.language.plural import singular
+from voiceagent.language.spoken_time import clock_time
 
 WEEK = "week"
 """repeat_days' value for "every week": the weekday the alarm first rings on."""
@@ -54,13 +55,17 @@ def read_repeat(text: str) -> Repeat:
         return Repeat(rest=text)
     named = days - {WEEK}
     rest = _cut(text, used)
-    if half and not _HALF.search(rest) and re.search(r"\d", numbers_in(rest)):
+    if half and _bare_hour(rest):
         rest = f"{rest} {half}"  # "7 every morning": 7 am
     return Repeat(days="".join(sorted(named)) if named else WEEK, rest=rest)
 
 
-_HALF = re.compile(r"\b(?:[ap]\.?\s?m\b|morning|afternoon|evening|night|tonight|noon|midnight)",
-                   re.I)
+def _bare_hour(text: str) -> bool:
+    """`text` is a time of day without its half of the day ("7", "at 10"; not "7 pm")."""
+    try:
+        return clock_time(text).half is None
+    except ToolError:  # no time at all ("take my pills")
+        return False
 
 
 def _weekdays(said: list[str], used: list[bool]) -> set[str]:
