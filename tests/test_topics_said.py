@@ -61,6 +61,21 @@ def test_a_rate_stated_is_a_claim_nothing_here_backs():
     assert unbacked("Twelve plus seven is 19.", Facts(request="what is 12 plus 7")) == ""
 
 
+@pytest.mark.parametrize("request_text, answer", [
+    ("how many contacts do i have in my phone book", "You have 10 contacts in your phone book."),
+    ("is this the correct area code for my boss",
+     "Yes, that is the correct area code for your boss."),
+])
+def test_what_the_users_contacts_hold_is_a_claim_nothing_here_backs(request_text, answer):
+    """SLURP devel: the 1.5B counted contacts it cannot see, after a call to the system
+    status; nothing here keeps contacts."""
+    asked = tuple(topics_of().about(request_text))
+    assert "messages" in [t.name for t in asked]
+    facts = Facts(request=request_text, asked=asked)
+    assert unbacked(answer, facts) == "unbacked messages"
+    assert unbacked("I can't see your contacts here.", facts) == ""
+
+
 def test_a_request_on_what_nothing_here_does_is_told_what_that_is():
     """The note names the topic's own refusal; the copy the speech check compares answers
     with leaves it out, so that refusal may be said ("Sorry, I can't do that here.")."""

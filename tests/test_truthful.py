@@ -311,6 +311,17 @@ def test_the_same_refused_call_twice_ends_the_turn(tools):
     assert result.stop == "loop" and len(model.requests) == 2
 
 
+def test_the_same_made_up_value_twice_asks_the_user_for_it(tools):
+    """SLURP's "can you set the alarm for one hundred and thirty": set_alarm(10:30) twice,
+    and the user heard "Sorry, I kept repeating the same step, so I stopped."."""
+    model = ScriptedChatModel()
+    for _ in range(2):
+        model.enqueue(calls(("set_alarm", {"time": "10:30", "label": "breakfast"})))
+    result, spoken = run(model, tools, "can you set the alarm for one hundred and thirty")
+    assert all(d.error for d in result.tool_calls), (result.stop, spoken)
+    assert spoken == "For what time?"
+
+
 def test_a_length_said_is_the_length_set(tools):
     model = ScriptedChatModel().enqueue(calls(("set_timer", {"duration": "1 hour"})))
     model.enqueue(calls(("set_timer", {"duration": "90 seconds"})))
@@ -432,8 +443,10 @@ def test_saying_the_user_has_none_is_a_claim_a_tool_must_back(tools, request_tex
     model.enqueue(calls(("read_list", {}) if "list" in request_text else ("list_timers", {})))
     result, spoken = run(model, tools, request_text)
     assert made_up not in spoken and ("shopping" in spoken or "5 minute" in spoken), spoken
-    assert model.requests[1].tool_choice in (LISTS, TIMERS)  # what was claimed: not the
-    # clock's too for "at what time have you set alarm for me"
+    offered = model.requests[1].tool_choice
+    # what was claimed: not the clock's too for "at what time have you set alarm for me";
+    # of a question, only the tools that read
+    assert offered in (LISTS, TIMERS, ("read_list",), ("list_timers",)), offered
 
 
 def test_a_pronoun_or_a_correction_carries_the_last_request_words(tools):
@@ -570,6 +583,28 @@ def test_the_worked_examples_refusal_copied_is_replaced_by_the_plain_one(tools):
     _r, spoken = run(model, tools, "who and why is on at the theater tonight")
     assert spoken == say("cannot")
     model.assert_consumed()
+
+
+def test_a_refusal_copied_to_what_a_tool_serves_asks_for_the_tool_that_reads(tools):
+    """SLURP's "what time is my wakeup alarm set for": the 1.5B said "Sorry, I can't check
+    the weather here."; asked again it must read the alarms (a question writes nothing, and
+    the clock's words say when the alarm is, not what was asked)."""
+    tools.run(ToolCall("a", "set_alarm", {"time": "7:30 am", "label": "wake up"}))
+    model = ScriptedChatModel().enqueue("Sorry, I can't check the weather here.")
+    model.enqueue(calls(("list_timers", {})))
+    _r, spoken = run(model, tools, "what time is my wakeup alarm set for")
+    assert model.requests[1].tool_choice == ("list_timers",)
+    assert "7:30" in spoken, spoken
+
+
+def test_a_placeholder_for_the_clocks_value_asks_for_the_clock(tools):
+    """"what is the date of next saturday" -> "The date of next Saturday is [insert date].":
+    the model wanted a value it did not have; asked again, the clock is required."""
+    model = ScriptedChatModel().enqueue("The date of next Saturday is [insert date].")
+    model.enqueue(calls(("get_time", {"place": "next saturday"})))
+    _r, spoken = run(model, tools, "what is the date of next saturday")
+    assert model.requests[1].tool_choice == ("get_time",)
+    assert spoken.startswith("Next saturday is Saturday"), spoken
 
 
 def test_a_drafts_read_ahead_sends_the_request_as_the_turn_will(tools):

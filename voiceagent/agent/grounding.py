@@ -116,6 +116,10 @@ class Grounding:
     ask: str = ""
     """With `error`: what to tell the user instead of another model pass: the question for
     something they did not say ("For how long?"), or that nothing was deleted."""
+    stuck: str = ""
+    """With `error`: the question for a value the tool asks for that the call made up,
+    when the model makes the same call again ("one hundred and thirty" -> set_alarm(10:30),
+    twice): "For what time?" rather than that it kept repeating itself."""
     confirm: bool = False
     """A destroying call the user only wished for ("I don't want this list any more"): it
     runs only on their yes to a spoken question (the approver)."""
@@ -157,6 +161,7 @@ def ground(tool: Tool, args: dict[str, Any], utterance: str, *, earlier: str = "
                 f"nothing here has. Say plainly that you can't do that here."))
     required = set(tool.parameters.get("required", ()))
     problems, drop, invented, asked = [], [], False, ""
+    made_up: list[str] = []
     trim: list[tuple[str, str]] = []
     for param in tool.grounded:
         value = args.get(param)
@@ -174,6 +179,7 @@ def ground(tool: Tool, args: dict[str, Any], utterance: str, *, earlier: str = "
             elif unsaid:
                 problems.append(f"{param} {value!r} has words the user never said "
                                 f"({', '.join(unsaid)})")
+                made_up.append(param)
                 invented |= len(unsaid) >= max(2, len(words(value)) // 2)
                 if set(_content(value)) <= set(unsaid) and on_topic(tool, utterance):
                     # nothing of it said ("milk, eggs, bread" for "add this to a list", a
@@ -191,13 +197,17 @@ def ground(tool: Tool, args: dict[str, Any], utterance: str, *, earlier: str = "
             if unsaid:
                 problems.append(f"{param} {value!r} has numbers the user never said "
                                 f"({', '.join(unsaid)})")
+                made_up.append(param)
                 nothing_said = says_no_number(utterance)
                 invented |= nothing_said and not tool.asks
                 if param in required and nothing_said and on_topic(tool, utterance):
                     ask = ask or dict(tool.asks).get(param, "")
     problems += dropped(tool, args, now)  # what the user says now must reach the call
     if problems:
-        return Grounding(ask=ask, error=(
+        asks = dict(tool.asks)
+        stuck = next((asks[p] for p in made_up if p in asks), "") if on_topic(
+            tool, utterance) else ""
+        return Grounding(ask=ask, stuck=stuck, error=(
             "Error: not run: " + "; ".join(problems) + ". Use only the user's own words. "
             "If they did not name it, leave it empty or ask them."
             + (f" If the user did not ask for {tool.name} at all, answer them in plain "

@@ -32,7 +32,7 @@ from voiceagent.agent.turn import CallDone, Turn, TurnResult
 from voiceagent.config import AgentConfig
 from voiceagent.errors import ChatError, ServerDown
 from voiceagent.language import lexicon, say, tell_model, tokens
-from voiceagent.language.asking import content_words, is_remark
+from voiceagent.language.asking import asks_only, content_words, is_remark
 from voiceagent.language.topics import topics_of
 from voiceagent.ports import ChatModel
 
@@ -114,8 +114,8 @@ class ModelTurn:
                 return turn.end("done", batch.ask)  # "Set an alarm." -> "For what time?"
             if batch.stop == "cancelled":
                 return turn.cancelled("tools")
-            if batch.stop == "loop":
-                return turn.end("loop", say("loop"))
+            if batch.stop == "loop":  # stuck on a value the user did not say: ask for it
+                return turn.end("loop", batch.ask or say("loop"))
             if batch.stop == "misheard":
                 return turn.end("misheard", say("misheard"))
             spoken = self._spoken_results([d for d, _o in batch.done],
@@ -134,16 +134,23 @@ class ModelTurn:
         if not voice.silent or not voice.dropped:
             return ""
         reasons = [reason for _s, reason in voice.dropped]
-        if all(r.startswith(REFUSES_OTHER) for r in reasons):  # the example's weather,
-            unserved = [t for t in voice.facts.asked if not t.served]  # asked of theatre
-            return unserved[0].reply if unserved else say("cannot")
+        refused_other = all(r.startswith(REFUSES_OTHER) for r in reasons)
+        if refused_other:  # the example's weather, asked of theatre
+            unserved = [t for t in voice.facts.asked if not t.served]
+            if unserved:
+                return unserved[0].reply
+            if self.retried or not self._tools_for_request() or all(
+                    t.when for t in voice.facts.asked if t.served):  # "on at the theater
+                return say("cannot")  # tonight": the clock's words say when, not what
+            # asked of what a tool here serves ("what time is my wakeup alarm set for"):
+            # as if declined
         claimed = [_claim_topic(r) for r in reasons if _claim_topic(r)]
         known = topics_of()
         unserved = [known.topic(n) for n in claimed if n in _UNSERVED]
         if unserved:
             return unserved[0].reply  # nothing here knows it: say so plainly
         declined = DECLINES_GENERAL in reasons and not claimed
-        declined_served = DECLINES_SERVED in reasons and not claimed
+        declined_served = (DECLINES_SERVED in reasons or refused_other) and not claimed
         text = self.turn.user_text
         remark = is_remark(tokens(text))
         echoed = any(  # the user's own words read back, on nothing a tool here serves
@@ -177,7 +184,8 @@ class ModelTurn:
             self.retry_note = tell_model("answer_general")
             self.tool_choice = "none"
             voice.facts.general = False  # asked twice: what it says now is its answer
-        elif voice.facts.served and tools and not when and not claimed:
+        elif voice.facts.served and tools and not claimed and (
+                not when or "placeholder" in reasons):  # a value it had not: a tool's
             # a request a tool here serves ("read my list to me"), answered with no call
             # that does it: declined, a tool that does not exist, a placeholder. Asked once
             # more with the tools only named, the 1.5B declined again; now it must call one
@@ -195,7 +203,8 @@ class ModelTurn:
             # the tools of what was claimed, when the request speaks of more ("at what time
             # have you set alarm for me": the timers' state claimed, not the clock's)
             served = {t.name: t.tools for t in known.topics if t.served}
-            tools = [t for t in tools if any(t in served.get(n, ()) for n in claimed)] or tools
+            tools = [t for t in self._tools_for_request(when_too=True)
+                     if any(t in served.get(n, ()) for n in claimed)] or tools
             self.retry_note = tell_model("use_tool", tools=", ".join(tools))
             self.tool_choice = tuple(tools)
         elif echoed:
@@ -214,11 +223,19 @@ class ModelTurn:
             voice.facts.errors.append(self.retry_note)  # a small model may read it back
         return True
 
-    def _tools_for_request(self) -> list[str]:
+    def _tools_for_request(self, *, when_too: bool = False) -> list[str]:
         """The enabled tools of the served topics the request speaks of (or, pointing back,
-        the last exchange: Agent._about)."""
-        return [tool for topic in self.turn.voice.facts.asked if topic.served
-                for tool in topic.tools if tool in self.a.tools]
+        the last exchange: Agent._about); of a question, those that change nothing (the call
+        policy refuses the others: "what time is my wakeup alarm set for"). The clock's
+        words beside another topic's say when that is ("what time is my alarm set for"):
+        its tool only `when_too`."""
+        served = [t for t in self.turn.voice.facts.asked if t.served]
+        served = served if when_too else [t for t in served if not t.when] or served
+        tools = [tool for topic in served for tool in topic.tools if tool in self.a.tools]
+        if self.turn.voice.facts.answering or not asks_only(tokens(self.turn.user_text)):
+            return tools
+        reading = [t for t in tools if (tool := self.a.tools.get(t)) and not tool.writes]
+        return reading or tools
 
     def _plain(self) -> str:
         """The one plain sentence for an answer held back for its claims: what nothing here

@@ -40,7 +40,7 @@ class Decision:
     note: str = ""
     """For the model: why it was not run, or (run) what was left out."""
     ask: str = ""
-    """refuse/decline: what to tell the user instead of another model pass."""
+    """refuse/decline/repeat: what to tell the user instead of another model pass."""
     stop: bool = False
     """repeat: the model asked a second time after being told; the turn stops."""
     off_topic: bool = False
@@ -116,7 +116,8 @@ class CallPolicy:
                            answering=answering, template=template)
         if grounding.error:
             if key in self.refused:  # the same refused call again: the model is stuck
-                return Decision("repeat", call, grounding.error, stop=True)
+                return Decision("repeat", call, grounding.error, ask=grounding.stuck,
+                                stop=True)
             self.refused.add(key)
             return Decision("refuse", call, grounding.error, ask=grounding.ask)
         if (tool.needs_approval or grounding.confirm) and not self._approved(call):

@@ -125,6 +125,7 @@ class Turn:
             start = time.monotonic()
             if decision.verdict == "repeat":
                 stop = stop or ("loop" if decision.stop else None)
+                ask = ask or decision.ask
                 batch.append(self._record(call, Outcome(decision.note, error=True)))
                 continue
             self.events.emit(ToolCallStart(call.id, call.name, call.args, call.bad_json))
