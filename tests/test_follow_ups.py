@@ -388,3 +388,43 @@ def test_a_repeating_alarm_moved_keeps_repeating(tools):
     said = s.say("Make it 6:30.").lower()
     assert "6:30 am" in said and "repeating every weekday" in said
     assert s.timers().lower().count("alarm") == 1 and "every weekday" in s.timers()
+
+
+def test_another_one_with_its_own_name_sets_one_more_so_named(tools):
+    """"Start a 3 minute timer for the eggs." "And another one for 10 minutes for the rice."
+    went to the model, which called calculate("10 minutes")."""
+    s = Session(tools)
+    s.say("Start a 3 minute timer for the eggs.")
+    s.say("And another one for 10 minutes for the rice.")
+    assert "3 minute eggs timer" in s.timers() and "10 minute rice timer" in s.timers()
+
+
+# --- the last question asked again of something else --------------------------------------------
+
+
+@pytest.mark.parametrize("follow, place", [
+    ("And London?", "London"), ("what about in paris", "Paris"), ("and tomorrow?", "omorrow")])
+def test_and_another_place_asks_the_clock_again(tools, follow, place):
+    """"What time is it in Tokyo?" "And London?": the 1.5B said Tokyo's time for London."""
+    s = Session(tools)
+    s.say("What time is it in Tokyo?")
+    assert place.lower() in s.say(follow).lower()
+    assert calls_of_last_turn(s)[0][0] == "get_time"
+
+
+def test_what_about_another_number_converts_it_the_same_way(tools):
+    """After "5 miles in kilometers", "What about 10?" -> calculate("10 percent of 80"): the
+    worked example's sum, not the user's."""
+    s = Session(tools)
+    assert "8.0467" in s.say("How many kilometers is 5 miles?")
+    assert "16.093" in s.say("What about 10?")
+    assert "5" in s.say("what is the square root of 25")
+    assert "7" in s.say("and 49?")
+
+
+def test_another_value_for_a_sum_of_two_numbers_is_left_to_the_model(tools):
+    s = Session(tools)
+    s.say("What's 15 percent of 80?")
+    s.model.enqueue("Which number should be 20?")
+    assert s.say("what about 20?") == "Which number should be 20?"
+

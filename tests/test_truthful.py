@@ -483,6 +483,7 @@ def test_that_pointing_back_lets_the_call_use_what_the_user_said_before(tools, t
 
 @pytest.mark.parametrize("sentence, done", [
     ("Alarm canceled.", True),  # the 1.5B after "Never mind, cancel that alarm.", no call
+    ("Timer extended by 5 minutes.", True),  # to "Add five more minutes to it.", no call
     ("I removed eggs from your shopping list.", True),  # after "Remove the eggs from it."
     ("The 5 AM alarm has been cancelled.", True),
     ("Eggs removed from your shopping list.", True),

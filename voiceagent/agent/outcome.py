@@ -12,10 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-Kind = Literal["timer", "alarm", "list", "note", "number"]
+Kind = Literal["timer", "alarm", "list", "note", "number", "clock"]
 Action = Literal["made", "added", "removed", "cleared", "read", "cancelled", "offered"]
 """made: a timer, alarm, note or number was created; added/removed: list items; cleared: a
-whole list emptied; read: shown to the user; cancelled: a timer or alarm stopped; offered:
+whole list emptied; read: shown to the user (the clock's: the place asked about, as
+`label`); cancelled: a timer or alarm stopped; offered:
 named in a question back to the user ("Which one? You have ...")."""
 
 

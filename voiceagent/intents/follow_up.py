@@ -24,6 +24,7 @@ from voiceagent.agent.messages import Message
 from voiceagent.agent.outcome import Ref
 from voiceagent.errors import ToolError
 from voiceagent.intents import slots
+from voiceagent.intents.again import AGAIN, asked_again
 from voiceagent.intents.list_follow_ups import (
     alike,
     more_items,
@@ -48,7 +49,7 @@ log = logging.getLogger(__name__)
 
 FILE = "follow_ups.yaml"
 
-GIVE_WAY = frozenset({"timer_which", "list_more", "timer_more", "alarm_more"})
+GIVE_WAY = frozenset({"timer_which", "list_more", "timer_more", "alarm_more", *AGAIN})
 """Follow-ups that give way to a command the sentence is by itself: "Cancel all of them."
 answers "Which one?" on its own, "and set an alarm for 7" after a timer is that alarm."""
 
@@ -96,6 +97,7 @@ class FollowUps:
             "cancel": self._cancel, "undo": self._undo, "change": self._change,
             "correct": self._correct, "read": self._read, "which": self._which,
             "arith": self._arith, "more": self._more, "take_off": _take_off_said,
+            "again": lambda pointer, refs: asked_again(pointer.words.get("new", ""), refs),
             "length_said": _nothing, "note_said": _nothing, "items_said": _nothing}
         """(length_said, note_said and items_said point at what was told, not done: see
         _on_told)"""
@@ -271,19 +273,21 @@ class FollowUps:
     def _more(self, pointer: Pointer, refs: list[Ref]) -> list[LocalMatch]:
         """The last thing done again on the same target: "and grapes" after an add puts
         grapes on that list, after a removal takes them off; "and another one for ten
-        minutes" after a timer sets one more (without the first one's label)."""
+        minutes" after a timer sets one more (without the first one's label; with its own,
+        "for the rice", when one is said)."""
         if "more" in pointer.words:
             return more_items(pointer.words["more"], refs)
         made = [r for r in refs if r.kind in ("timer", "alarm") and r.action == "made"]
         new = pointer.words.get("new", "")
-        if len(made) != 1:
+        named = slots.label(pointer.words["label"]) if "label" in pointer.words else {}
+        if len(made) != 1 or named is None:  # "for the rice": its own name
             return []
         if made[0].kind == "timer":
             length = slots.duration(new)
-            return [LocalMatch("timer_more", "set_timer", length)] if length else []
+            return [LocalMatch("timer_more", "set_timer", length | named)] if length else []
         at = slots.time_of_day(new, self.clock)
-        return [LocalMatch("alarm_more", "set_alarm", self._in_half_of(made[0], at))] if at \
-            else []
+        return [LocalMatch("alarm_more", "set_alarm", self._in_half_of(made[0], at) | named)
+                ] if at else []
 
     # -- shared ------------------------------------------------------------------------------
 

@@ -7,6 +7,7 @@ import functools
 import re
 from datetime import datetime, timedelta
 
+from voiceagent.agent.outcome import Outcome, Ref
 from voiceagent.agent.tools import Tool, tool
 from voiceagent.errors import ToolError
 from voiceagent.language import lexicon, tokens
@@ -121,12 +122,16 @@ def make_tools(clock: Clock) -> list[Tool]:
 
     @tool(speaks_result=True, answers=asks_for_the_time, grounded=("place",),
           carries={"months": ("place",), "calendar_years": ("place",)})
-    def get_time(place: str = "") -> str:
+    def get_time(place: str = "") -> Outcome:
         """The time, date or weekday, here or in a city or country.
 
         Args:
             place: a city or country the user named; else empty.
         """
+        # what was asked about, for "and in London?" (intents/again.py)
+        return Outcome(_time_at(place), (Ref("clock", "read", label=place.strip()),))
+
+    def _time_at(place: str) -> str:
         today = clock.now()
         holiday = next_day(place, today)
         if holiday is not None:  # "Christmas", "July 4th": when it is, and how far away

@@ -1,0 +1,39 @@
+"""The last question asked again of something else: "and London?" after the time in Tokyo,
+"what about 10?" after 5 miles in kilometres. What was asked comes from the last exchange's
+typed references (agent/outcome.py): the place the clock was asked about, the one number of
+a conversion or sum; never from the tools' sentences."""
+
+from __future__ import annotations
+
+import re
+
+from voiceagent.agent.outcome import Ref
+from voiceagent.intents.match import LocalMatch
+from voiceagent.intents.numbers import number_value
+from voiceagent.intents.slots import strip_edges
+
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+AGAIN = frozenset({"time_again", "sum_again"})
+"""The intents this makes: they give way to a command the sentence is by itself ("and what
+time is it in Paris?")."""
+
+
+def asked_again(new: str, refs: list[Ref]) -> list[LocalMatch]:
+    """The last exchange's one question with `new` in place of what it asked about: the
+    clock in another place or on another day; a conversion or sum with one number, on
+    another number. [] when the exchange asked nothing like that, or `new` does not fit."""
+    said = strip_edges(new)
+    clocks = [r for r in refs if r.kind == "clock"]
+    sums = [r for r in refs if r.kind == "number" and r.action == "made"]
+    if not said or len(clocks) + len(sums) != 1 or len(refs) != 1:
+        return []
+    if clocks:  # the clock tool reads the place (or a day) and fails on what is neither
+        return [] if number_value(said) is not None else [
+            LocalMatch("time_again", "get_time", {"place": said})]
+    value = number_value(said)
+    numbers = _NUMBER.findall(sums[0].label)
+    if value is None or len(numbers) != 1:
+        return []  # "15 percent of 80" "what about 20?": which of the two is unclear
+    expression = _NUMBER.sub(f"{value:g}", sums[0].label, count=1)
+    return [LocalMatch("sum_again", "calculate", {"expression": expression})]
