@@ -428,3 +428,36 @@ def test_another_value_for_a_sum_of_two_numbers_is_left_to_the_model(tools):
     s.model.enqueue("Which number should be 20?")
     assert s.say("what about 20?") == "Which number should be 20?"
 
+
+
+@pytest.mark.parametrize("more", ["Add five more minutes to it.", "give it another 5 minutes",
+                                  "add 5 minutes"])
+def test_more_time_on_the_timer_just_set_keeps_its_name(tools, more):
+    """"Add five more minutes to it." after a pasta timer: the 1.5B said "Timer extended by 5
+    minutes." with no call; the templates said a running timer cannot be changed."""
+    s = Session(tools)
+    s.say("Set a timer for 10 minutes for the pasta.")
+    said = s.say(more).lower()
+    assert said.startswith(("added 5 minutes to the 10 minute pasta timer: 1",
+                            "right: added 5 minutes")), said
+    [pasta] = s.tools.run(ToolCall("t", "list_timers", {})).refs
+    assert pasta.label == "pasta" and pasta.value == 15 * 60  # one timer, 5 minutes longer
+
+
+def test_more_time_on_a_timer_named_or_the_only_one(tools):
+    s = Session(tools)
+    s.say("Set a timer for 10 minutes for the pasta.")
+    s.say("Set a timer for 3 minutes for the eggs.")
+    assert "eggs" in s.say("add 2 minutes to the egg timer")
+    lengths = {r.label: r.value for r in s.tools.run(ToolCall("t", "list_timers", {})).refs}
+    assert lengths == {"pasta": 600, "eggs": 300}
+    s.say("cancel the pasta timer")
+    assert "eggs" in s.say("put 10 more minutes on the timer")
+
+
+def test_more_time_after_a_list_add_is_no_timer(tools):
+    s = Session(tools)
+    s.say("Add milk to my shopping list.")
+    s.model.enqueue("Five minutes of what?")
+    s.say("add five more minutes")
+    assert s.timers().endswith("no timers or alarms set.")

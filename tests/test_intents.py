@@ -412,13 +412,24 @@ def test_requests_nothing_here_serves_get_an_honest_sentence_and_no_tool(command
     ("stop", "stop", "OK."), ("Never mind.", "stop", "OK."), ("cancel that", "stop", "OK."),
     ("forget it", "stop", "OK."), ("that's all", "stop", "OK."),
     ("Thank you very much!", "thanks", "You're welcome."),
-    ("add 5 minutes to my timer", "timer_change",
-     "I can't change a running timer or alarm: I can cancel it, or set a new one."),
-    ("pause the timer", "timer_change",
-     "I can't change a running timer or alarm: I can cancel it, or set a new one."),
+    ("pause the timer", "timer_change", "I can't change a running timer or alarm that way: "
+     "I can add time to a timer, cancel it, or set a new one."),
+    ("add 5 minutes to my alarm", "timer_change", "I can't change a running timer or alarm "
+     "that way: I can add time to a timer, cancel it, or set a new one."),
 ])
 def test_stop_thanks_and_timer_changes_need_no_tool(commands, said, intent, reply):
     assert commands.match(said) == LocalMatch(intent, None, {}, reply)
+
+
+@pytest.mark.parametrize(("said", "add_to"), [
+    ("add 5 minutes to my timer", "timer"), ("add 5 minutes to the pasta timer", "pasta"),
+    ("put ten more minutes on the timer", "timer"), ("give the egg timer 2 more minutes", "egg"),
+    ("extend the timer by 30 seconds", "timer"),
+])
+def test_more_time_on_a_running_timer_is_a_command(commands, said, add_to):
+    found = commands.match(said)
+    assert found is not None and found.tool == "set_timer", found
+    assert found.args["add_to"] == add_to
 
 
 NOT_COMMANDS = [

@@ -905,3 +905,23 @@ def test_the_weekday_a_date_falls_on_is_the_clocks_to_say(sentence, claims):
     """SLURP's "is the twenty third of april a saturday": the 1.5B answered "Yes, ... is a
     Saturday." without the clock; the user's own "saturday" let the weekday check pass."""
     assert ("clock" in [t.name for t in topics_of().claimed(sentence)]) is claims
+
+
+def test_more_time_on_a_running_timer_only_when_asked_for(tools):
+    """set_timer's add_to counts only when the user asked for more time: a model that fills
+    it in for a new timer sets a new one; a label for it must have been said."""
+    tools.run(ToolCall("a", "set_timer", {"duration": "10 minutes", "label": "pasta"}))
+    model = ScriptedChatModel().enqueue(
+        calls(("set_timer", {"duration": "5 minutes", "add_to": "timer"})))
+    _r, spoken = run(model, tools, "set a timer for five minutes")
+    assert spoken.startswith("Timer set for 5 minutes"), spoken
+    model = ScriptedChatModel().enqueue(
+        calls(("set_timer", {"duration": "3 minutes", "add_to": "pasta"})))
+    _r, spoken = run(model, tools, "could you add three minutes to the pasta one")
+    assert spoken.startswith("Added 3 minutes to the 10 minute pasta timer"), spoken
+    model = ScriptedChatModel().enqueue(
+        calls(("set_timer", {"duration": "2 minutes", "add_to": "pasta"}))).enqueue("Which one?")
+    result, _spoken = run(model, tools, "add two more minutes to that one")
+    assert result.tool_calls[0].error  # "pasta" nobody said now: no timer chosen for them
+    lengths = {r.label: r.value for r in tools.run(ToolCall("b", "list_timers", {})).refs}
+    assert lengths == {"pasta": 13 * 60, "": 5 * 60}  # 10 minutes and the 3 added; the new

@@ -163,13 +163,17 @@ def ground(tool: Tool, args: dict[str, Any], utterance: str, *, earlier: str = "
     problems, drop, invented, asked = [], [], False, ""
     made_up: list[str] = []
     trim: list[tuple[str, str]] = []
+    for param, word_set in tool.asked_by:
+        if args.get(param) and not lexicon().has(word_set, utterance):
+            drop.append(param)  # "set a timer for 5 minutes" is no more time on one
     for param in tool.grounded:
         value = args.get(param)
-        if isinstance(value, str) and value.strip():
+        if isinstance(value, str) and value.strip() and param not in drop:
             unsaid = unsaid_words(value, said)
-            if unsaid and param in exists and exists[param](value) and not tool.destroys:
-                continue  # names something the user already has (their shopping list);
-                # what is emptied must be what they named
+            if ((unsaid or not _content(value)) and param in exists and exists[param](value)
+                    and not tool.destroys):
+                continue  # names something the user already has (their shopping list, the
+                # one timer running); what is emptied must be what they named
             kept = _without(value, unsaid) if unsaid and param not in required else ""
             if param not in required and _content(kept) and len(_content(kept)) < len(
                     _content(value)):

@@ -59,6 +59,10 @@ class Tool:
     carries: tuple[tuple[str, tuple[str, ...]], ...] = ()
     """(lexicon word set, parameters): words of that set the user said must be in one of
     those parameters ("days", ("time", "label")): the inverse of `grounded`."""
+    asked_by: tuple[tuple[str, str], ...] = ()
+    """(parameter, lexicon word set): a parameter that changes what the call does (more time
+    on a running timer instead of a new one) counts only when the user said a word of that
+    set ("add", "more"); otherwise it is left out."""
 
     @property
     def spec(self) -> ToolSpec:
@@ -86,6 +90,7 @@ def tool(
     sentences: Iterable[str] = (),
     carries: Mapping[str, Iterable[str]] | None = None,
     known: Mapping[str, Callable[[str], bool]] | None = None,
+    asked_by: Mapping[str, str] | None = None,
 ) -> Any:
     """Decorator: `@tool` or `@tool(needs_approval=True, ...)` turns a function into a Tool.
     Used bare on an existing function too: `tool(func, speaks_result=True)`.
@@ -113,6 +118,7 @@ def tool(
             sentences=tuple(sentences),
             carries=tuple((k, tuple(v)) for k, v in (carries or {}).items()),
             known=tuple((known or {}).items()),
+            asked_by=tuple((asked_by or {}).items()),
         )
 
     return wrap(func) if func is not None else wrap

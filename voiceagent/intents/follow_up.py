@@ -98,6 +98,7 @@ class FollowUps:
             "correct": self._correct, "read": self._read, "which": self._which,
             "arith": self._arith, "more": self._more, "take_off": _take_off_said,
             "again": lambda pointer, refs: asked_again(pointer.words.get("new", ""), refs),
+            "more_time": _more_time,
             "length_said": _nothing, "note_said": _nothing, "items_said": _nothing}
         """(length_said, note_said and items_said point at what was told, not done: see
         _on_told)"""
@@ -325,6 +326,16 @@ class FollowUps:
             return at
         hour = datetime.fromtimestamp(alarm.due, self.clock.zone).hour
         return {**at, "time": f"{at['time']} {'am' if hour < 12 else 'pm'}"}
+
+
+def _more_time(pointer: Pointer, refs: list[Ref]) -> list[LocalMatch]:
+    """{new} more on the one timer the last exchange set or read ("add five more minutes
+    to it")."""
+    timers = {r.key for r in refs if r.kind == "timer" and r.action in ("made", "read")}
+    length = slots.duration(pointer.words.get("new", ""))
+    if len(timers) != 1 or length is None:
+        return []
+    return [LocalMatch("timer_more_time", "set_timer", {**length, "add_to": timers.pop()})]
 
 
 def _take_off_said(pointer: Pointer, refs: list[Ref]) -> list[LocalMatch]:

@@ -156,6 +156,17 @@ class Timers:
         with self._locked() as entries:
             return sorted(entries, key=lambda e: e.due)
 
+    def extend(self, entry_id: str, seconds: float) -> Entry | None:
+        """The timer `entry_id`, `seconds` longer (due later, its length too); None when it
+        has rung or was cancelled meanwhile."""
+        with self._locked() as entries:
+            for at, entry in enumerate(entries):
+                if entry.id == entry_id:
+                    entries[at] = dataclasses.replace(
+                        entry, due=entry.due + seconds, seconds=entry.seconds + seconds)
+                    return entries[at]
+        return None
+
     def remove(self, chosen: list[Entry]) -> list[Entry]:
         """Remove `chosen`; returns those that were still there."""
         with self._locked() as entries:

@@ -170,16 +170,36 @@ def _repeating(entry: Entry) -> str:
 def make_tools(timers: Timers) -> list[Tool]:
     """set_timer, set_alarm, list_timers and cancel_timer over one Timers store."""
 
-    @tool(speaks_result=True, writes=True, grounded=("label",), counted=("duration",),
-          asks={"duration": "For how long?"})
-    def set_timer(duration: str, label: str = "") -> Outcome:
+    def running(which: str) -> list[Entry]:
+        """The running timers `which` names: its own id (a follow-up's), its label, or any
+        one of its names; the only one when `which` names none ("the timer")."""
+        found = [e for e in timers.pending() if e.kind == "timer"]
+        wanted = clean_label(which)
+        named = ([e for e in found if e.id == which] or [e for e in found if e.label == wanted]
+                 or [e for e in found if wanted and wanted in e.name(timers.clock).lower()])
+        return named or (found if not wanted and len(found) == 1 else [])
+
+    def pointed_at(which: str) -> bool:
+        """`which` needs no words of the user's: a follow-up's id, or "timer" when one runs
+        (a label must have been said: the model copies earlier ones)."""
+        return bool(running(which)) and (not clean_label(which) or any(
+            e.id == which for e in timers.pending()))
+
+    @tool(speaks_result=True, writes=True, grounded=("label", "add_to"), counted=("duration",),
+          asks={"duration": "For how long?"}, known={"add_to": pointed_at},
+          asked_by={"add_to": "more_time"})
+    def set_timer(duration: str, label: str = "", add_to: str = "") -> Outcome:
         """A timer, or a reminder after a length of time.
 
         Args:
             duration: how long, as said: a number and a unit, e.g. 10 minutes.
             label: what it is for, if said; else empty.
+            add_to: only to add the duration to a timer already running ("add 5 minutes
+                to the pasta timer"): its label, or "timer"; else empty.
         """
         seconds = read_duration(duration).seconds
+        if add_to.strip():
+            return more_time(add_to, seconds)
         if not 1 <= seconds <= MAX_SECONDS:
             raise ToolError("a timer must be between 1 second and 7 days long.")
         entry = Entry("timer", timer_label(label), timers.clock.time() + seconds, seconds,
@@ -187,6 +207,20 @@ def make_tools(timers: Timers) -> list[Tool]:
         timers.add(entry)
         what = f": {entry.label}." if entry.label else "."
         return Outcome(f"Timer set for {spoken_length(seconds)}{what}", (entry.ref("made"),))
+
+    def more_time(which: str, seconds: float) -> Outcome:
+        """`seconds` more on the running timer `which` names."""
+        chosen = running(which)
+        if len(chosen) != 1:
+            names = [e.name(timers.clock) for e in timers.pending() if e.kind == "timer"]
+            raise ToolError(f"no one running timer is called {which!r}; running: "
+                            f"{', '.join(names) or 'none'}. Ask the user which one.")
+        entry = timers.extend(chosen[0].id, seconds)
+        if entry is None or entry.due - timers.clock.time() > MAX_SECONDS:
+            raise ToolError("that timer has rung or would be longer than 7 days.")
+        left = spoken_length(entry.due - timers.clock.time())
+        return Outcome(f"Added {spoken_length(seconds)} to the {chosen[0].name(timers.clock)}: "
+                       f"{left} left.", (entry.ref("made"),))
 
     @tool(speaks_result=True, writes=True, grounded=("label",), counted=("time",),
           asks={"time": "For what time?"},

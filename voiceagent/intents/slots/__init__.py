@@ -59,6 +59,7 @@ def readers(now: Clock) -> dict[str, Reader]:
     return {
         "duration": duration, "label": label, "duration_label": duration_label,
         "which_timer": which_timer, "which_alarm": which_alarm,
+        "add_to": lambda text: {"add_to": which["which"]} if (which := which_timer(text)) else None,
         "time": lambda text: time_of_day(text, now), "place": place,
         "day": lambda text: relative_day(text, now), "items": items, "supplies": supplies,
         "list_name": list_name,
