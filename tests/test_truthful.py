@@ -434,6 +434,7 @@ def test_declining_what_a_list_does_must_call_one_of_the_list_tools(tools, reque
     ("read shopping list items", "I don't have a shopping list."),
     ("do i have any timers", "You have no timers set."),
     ("at what time have you set alarm for me", "I haven't set an alarm for you."),
+    ("which timers are still running", "Timer for eggs is still running."),  # one was rice
 ])
 def test_saying_the_user_has_none_is_a_claim_a_tool_must_back(tools, request_text, made_up):
     """Asked about lists the user had, the 1.5B said they had none, with no call."""
@@ -925,3 +926,18 @@ def test_more_time_on_a_running_timer_only_when_asked_for(tools):
     assert result.tool_calls[0].error  # "pasta" nobody said now: no timer chosen for them
     lengths = {r.label: r.value for r in tools.run(ToolCall("b", "list_timers", {})).refs}
     assert lengths == {"pasta": 13 * 60, "": 5 * 60}  # 10 minutes and the 3 added; the new
+
+
+@pytest.mark.parametrize("request_text, list_name, made", [
+    ("add garlic for the pasta", "pasta", False),
+    ("add garlic to my pasta list", "pasta", True),
+    ("we're out of garlic", "shopping", True),
+])
+def test_a_new_list_only_when_the_request_speaks_of_one(tools, request_text, list_name, made):
+    """"Add five more minutes to it." after a pasta timer: add_to_list(pasta, 5 more
+    minutes) -> "Added 5 more minutes to your new pasta list."."""
+    model = ScriptedChatModel().enqueue(
+        calls(("add_to_list", {"list_name": list_name, "items": "garlic"}))).enqueue("Which list?")
+    result, _spoken = run(model, tools, request_text)
+    assert (not result.tool_calls[0].error) is made
+    assert (list_name in tools.run(ToolCall("r", "read_list", {})).say) is made

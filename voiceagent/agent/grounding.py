@@ -159,6 +159,14 @@ def ground(tool: Tool, args: dict[str, Any], utterance: str, *, earlier: str = "
             return Grounding(ask=elsewhere.reply, error=(
                 f"Error: not run: {param} {value!r} is kept by {elsewhere.name}, which "
                 f"nothing here has. Say plainly that you can't do that here."))
+    for param, kinds in tool.creates:
+        value = args.get(param)
+        if (isinstance(value, str) and value.strip() and param in exists
+                and not exists[param](value) and not lexicon().has(kinds, utterance)
+                and not lexicon().has(kinds, value)):
+            return Grounding(ask=dict(tool.asks).get(param, ""), error=(
+                f"Error: not run: there is no {value!r} yet, and the user did not ask for a "
+                f"new one. Ask them which one they mean, or answer in plain words."))
     required = set(tool.parameters.get("required", ()))
     problems, drop, invented, asked = [], [], False, ""
     made_up: list[str] = []

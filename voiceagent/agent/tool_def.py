@@ -59,6 +59,11 @@ class Tool:
     carries: tuple[tuple[str, tuple[str, ...]], ...] = ()
     """(lexicon word set, parameters): words of that set the user said must be in one of
     those parameters ("days", ("time", "label")): the inverse of `grounded`."""
+    creates: tuple[tuple[str, str], ...] = ()
+    """(parameter, lexicon word set): a value that names nothing that exists yet (`known`)
+    makes a new thing, which only a request that speaks of one may do: a word of that set
+    said, or the value one of them ("Add five more minutes to it." after a pasta timer made
+    a "pasta" list)."""
     asked_by: tuple[tuple[str, str], ...] = ()
     """(parameter, lexicon word set): a parameter that changes what the call does (more time
     on a running timer instead of a new one) counts only when the user said a word of that
@@ -91,6 +96,7 @@ def tool(
     carries: Mapping[str, Iterable[str]] | None = None,
     known: Mapping[str, Callable[[str], bool]] | None = None,
     asked_by: Mapping[str, str] | None = None,
+    creates: Mapping[str, str] | None = None,
 ) -> Any:
     """Decorator: `@tool` or `@tool(needs_approval=True, ...)` turns a function into a Tool.
     Used bare on an existing function too: `tool(func, speaks_result=True)`.
@@ -119,6 +125,7 @@ def tool(
             carries=tuple((k, tuple(v)) for k, v in (carries or {}).items()),
             known=tuple((known or {}).items()),
             asked_by=tuple((asked_by or {}).items()),
+            creates=tuple((creates or {}).items()),
         )
 
     return wrap(func) if func is not None else wrap

@@ -159,7 +159,8 @@ def make_tools(data_dir: Path, aliases: dict[str, str],
     notes_path = data_dir / "notes.txt"
 
     @tool(speaks_result=True, writes=True, grounded=("items", "list_name"),
-          known={"list_name": lists.exists}, asks={"items": say("ask_items")})
+          known={"list_name": lists.exists}, asks={"items": say("ask_items")},
+          creates={"list_name": "list_kinds"})
     def add_to_list(list_name: str, items: str) -> Outcome | str:
         """Add or put items on a list (shopping, to-do, ...); a new list is created.
 
