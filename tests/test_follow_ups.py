@@ -420,6 +420,8 @@ def test_what_about_another_number_converts_it_the_same_way(tools):
     assert "16.093" in s.say("What about 10?")
     assert "5" in s.say("what is the square root of 25")
     assert "7" in s.say("and 49?")
+    assert "16 ounces" in s.say("how many ounces in a pound")
+    assert "32 ounces" in s.say("and in two pounds?")
 
 
 def test_another_value_for_a_sum_of_two_numbers_is_left_to_the_model(tools):

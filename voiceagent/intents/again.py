@@ -11,6 +11,9 @@ from voiceagent.agent.outcome import Ref
 from voiceagent.intents.match import LocalMatch
 from voiceagent.intents.numbers import number_value
 from voiceagent.intents.slots import strip_edges
+from voiceagent.language import tokens
+from voiceagent.language.numbers import numbers_in
+from voiceagent.language.plural import singular
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
@@ -31,9 +34,22 @@ def asked_again(new: str, refs: list[Ref]) -> list[LocalMatch]:
     if clocks:  # the clock tool reads the place (or a day) and fails on what is neither
         return [] if number_value(said) is not None else [
             LocalMatch("time_again", "get_time", {"place": said})]
-    value = number_value(said)
+    value = _amount(said, sums[0].label)
     numbers = _NUMBER.findall(sums[0].label)
     if value is None or len(numbers) != 1:
         return []  # "15 percent of 80" "what about 20?": which of the two is unclear
     expression = _NUMBER.sub(f"{value:g}", sums[0].label, count=1)
     return [LocalMatch("sum_again", "calculate", {"expression": expression})]
+
+
+def _amount(said: str, label: str) -> float | None:
+    """The number `said` is, alone or with a unit the sum already has ("two pounds" after
+    "1 pound in ounces")."""
+    value = number_value(said)
+    if value is not None:
+        return value
+    digits = numbers_in(said.lower()).split()
+    if len(digits) < 2 or not _NUMBER.fullmatch(digits[0]):
+        return None
+    units = {singular(w) for w in tokens(label)}
+    return float(digits[0]) if {singular(w) for w in digits[1:]} <= units else None
