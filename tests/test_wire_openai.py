@@ -261,3 +261,31 @@ def test_a_format_fault_reported_inside_the_stream_is_asked_again_too(server):
     reply, _ = ask(server)
     assert reply.calls == (ToolCall("b1", "add", {"a": 1, "b": 2}),)
     server.assert_consumed()
+
+
+def test_a_format_fault_after_words_goes_on_from_them_and_recovers_the_call(server):
+    """SLURP's "find list and remove apple": the 1.5B said "To find the list and remove
+    "apple"," and then missed the call format; the user heard "Sorry, the language model
+    failed to answer." Asked again, the reply goes on from the words already said."""
+    said = 'To find the list and remove "apple", '
+    fault = json.dumps({"error": {"code": 500, "message": FORMAT_FAULT, "type": "server_error"}})
+    begun = openai_stream(said, done=False).events[:-2]  # its words, then the fault
+    server.script(Response(events=[*begun, ("", fault)]),
+                  openai_stream(said + '{"name": "add", "arguments": {"a": 1, "b": 2}}'))
+    reply, spoken = ask(server)
+    assert "".join(spoken) == said  # said once, and no JSON aloud
+    assert reply.calls and reply.calls[0].name == "add" and reply.calls[0].args == {"a": 1, "b": 2}
+    assert reply.text == said
+    assert server.requests[1].body["tool_choice"] == "none"
+
+
+def test_a_retry_that_says_it_otherwise_goes_on_at_its_next_sentence(server):
+    """What was said cannot be unsaid: a retry worded otherwise is spoken from its next
+    sentence on, not from the middle of a word."""
+    fault = json.dumps({"error": {"code": 500, "message": FORMAT_FAULT, "type": "server_error"}})
+    begun = openai_stream("It is noon", done=False).events[:-2]
+    server.script(Response(events=[*begun, ("", fault)]),
+                  openai_stream("It is now noon. Lunch is at one."))
+    reply, spoken = ask(server)
+    assert "".join(spoken) == "It is noon. Lunch is at one."
+    assert reply.text == "It is now noon. Lunch is at one."

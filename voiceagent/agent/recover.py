@@ -97,17 +97,54 @@ def _declared(args: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in args.items() if k in declared}
 
 
+_SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
+
+
 class TextGate:
     """Passes streamed text on, but holds it back while it may still be a JSON tool call."""
 
-    def __init__(self, on_text: Callable[[str], None] | None) -> None:
+    def __init__(self, on_text: Callable[[str], None] | None, *, said: str = "") -> None:
         self._on_text = on_text
         self._held: list[str] = []
         self._open = False
+        self._said: list[str] = []
+        self._before = said
+        """What an earlier attempt at this reply already said: a retry that says it again
+        goes on from where it stopped."""
+        self._before_said = ""
+        self._seen = ""
         self.spoke = False
         """True once any text went out (a retry would repeat it)."""
 
+    @property
+    def said_before(self) -> str:
+        """What an earlier attempt said, which this one went on from."""
+        return self._before_said or self._before
+
+    @property
+    def said(self) -> str:
+        """The text passed on so far (with what an earlier attempt said)."""
+        return self._before_said + "".join(self._said)
+
     def feed(self, delta: str) -> None:
+        if self._before:  # the retry of a reply already begun: only what is new goes on
+            self._seen += delta
+            if self._before.startswith(self._seen):
+                return
+            if not self._seen.startswith(self._before):
+                # worded otherwise: what was said stands; go on at its next sentence
+                end = _SENTENCE_END.search(self._seen, len(self._before))
+                if end is None:
+                    return
+                self._before_said, self._before = self._before, ""
+                # the sentence left unfinished ends there
+                delta = (". " if self._before_said[-1:].isalnum() else " ") + self._seen[
+                    end.end():]
+            else:
+                self._before_said, self._before = self._before, ""
+                delta = self._seen[len(self._before_said):]
+            if not delta:
+                return
         if self._open:
             self._emit(delta)
             return
@@ -127,5 +164,6 @@ class TextGate:
     def _emit(self, text: str) -> None:
         if text:
             self.spoke = True
+            self._said.append(text)
             if self._on_text is not None:
                 self._on_text(text)

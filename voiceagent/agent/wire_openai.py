@@ -4,7 +4,8 @@ Groq, DeepSeek. Streams (SSE) and assembles tool calls from their deltas.
 Small local models are helped twice: a tool call printed as JSON text is recovered (and never
 spoken), and llama.cpp's HTTP 500 for output that missed the tool-call format is taken as the
 model's fault: the request is sent once more with `tool_choice: "none"`, so the raw text comes
-back and the recovery can read the call from it.
+back and the recovery can read the call from it (a reply that had begun in words goes on from
+where it stopped: "To find the list and remove apple," and then the call).
 """
 
 from __future__ import annotations
@@ -49,11 +50,13 @@ class OpenAIChat(HTTPChat):
         try:
             return self._stream(body, tools, gate, on_text, cancel)
         except ServerError as exc:
-            if not tools or gate.spoke or not _is_format_fault(exc):
+            if not tools or not _is_format_fault(exc):
                 raise
             log.warning("the model missed the tool-call format (%s); asking again", exc.detail)
             retry = {**body, "tool_choice": "none"}
-            return self._stream(retry, tools, TextGate(on_text), on_text, cancel)
+            # what was said already is not said twice: the retry goes on from there
+            return self._stream(retry, tools, TextGate(on_text, said=gate.said), on_text,
+                                cancel)
 
     def request_body(
         self, system: str, messages: Sequence[Message], tools: Sequence[ToolSpec]
@@ -168,11 +171,13 @@ def _reply(
     reply_id: str,
 ) -> Reply:
     if not calls and tools:
-        recovered = recover_calls(text, tools, reply_id)
+        before = gate.said_before  # said by the attempt the server failed: the calls follow
+        rest = text[len(before):] if before and text.startswith(before) else text
+        recovered = recover_calls(rest, tools, reply_id)
         if recovered:
             log.info("recovered %d tool call(s) the model wrote as text", len(recovered))
             gate.finish(recovered=True)
-            return Reply("", recovered, usage)
+            return Reply(before if rest is not text else "", recovered, usage)
     gate.finish(recovered=False)
     return Reply(text, calls, usage)
 
