@@ -463,3 +463,15 @@ def test_more_time_after_a_list_add_is_no_timer(tools):
     s.model.enqueue("Five minutes of what?")
     s.say("add five more minutes")
     assert s.timers().endswith("no timers or alarms set.")
+
+
+@pytest.mark.parametrize("again", ["how many days until then", "when is that"])
+def test_the_day_just_asked_about_asked_again_another_way(tools, again):
+    """"what day of the week is christmas this year" "how many days until then": the model
+    called get_time() and the user heard today's date."""
+    s = Session(tools)
+    first = s.say("what day of the week is christmas this year")
+    assert s.say(again) == first and calls_of_last_turn(s)[0][0] == "get_time"
+    s.say("what's the date")  # asked of no day: nothing to ask again
+    s.model.enqueue("Until when?")
+    assert s.say("how many days until then") == "Until when?"

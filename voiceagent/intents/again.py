@@ -25,12 +25,16 @@ time is it in Paris?")."""
 def asked_again(new: str, refs: list[Ref]) -> list[LocalMatch]:
     """The last exchange's one question with `new` in place of what it asked about: the
     clock in another place or on another day; a conversion or sum with one number, on
-    another number. [] when the exchange asked nothing like that, or `new` does not fit."""
+    another number; with no `new`, the clock on the same day or place again. [] when the
+    exchange asked nothing like that, or `new` does not fit."""
     said = strip_edges(new)
     clocks = [r for r in refs if r.kind == "clock"]
     sums = [r for r in refs if r.kind == "number" and r.action == "made"]
-    if not said or len(clocks) + len(sums) != 1 or len(refs) != 1:
+    if len(clocks) + len(sums) != 1 or len(refs) != 1:
         return []
+    if not said:  # "how many days until then": the day the clock was just asked about
+        return [LocalMatch("time_again", "get_time", {"place": clocks[0].label})] if (
+            clocks and clocks[0].label) else []
     if clocks:  # the clock tool reads the place (or a day) and fails on what is neither
         return [] if number_value(said) is not None else [
             LocalMatch("time_again", "get_time", {"place": said})]
