@@ -161,6 +161,10 @@ def test_a_plural_of_a_term_is_on_its_topic(text, about):
     ("how does a coffee maker brew", None),
     ("how far is the moon", None),  # a distance between things is known; from the user,
     ("how far is the nearest gas station", "navigation"),  # it is not
+    ("tell them that their lines were too long", "messages"),  # words passed on
+    ("find a shop that sells beer", "navigation"),
+    ("please please please let me hear six hundred and sixty six", "media"),
+    ("tell me that joke again", None),  # told to the user, not passed on
 ])
 def test_what_nothing_here_does_is_known_by_its_words(text, refused):
     """The words of music, audiobooks and the radio, of rooms and their appliances, of

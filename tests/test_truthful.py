@@ -153,6 +153,8 @@ def test_a_plugin_tool_keeps_every_request_open_to_tools(tmp_path):
     ("Sure, the capital of France is Paris.", True, False),
     ("Is that okay?", True, False),
     ("Sure, I'll do my best!", False, True),  # to "much more clearer and subject oriented"
+    ("Sure, I can!", False, True),  # to "could you please lower the tone" (SLURP devel)
+    ("I can tell you a story.", False, False),
 ])
 def test_an_acknowledgement_alone_says_the_request_was_taken_on(sentence, named, claims):
     from voiceagent.agent.spoken import Facts, unbacked
@@ -495,6 +497,7 @@ def test_that_pointing_back_lets_the_call_use_what_the_user_said_before(tools, t
     ("Sure, I'll do my best to make it more friendly.", True),  # "lower the tone" (SLURP)
     ("I'll try to be more relaxed.", False),
     ("Sure, I'll be quiet for a while.", True),  # "can you please be muted for a while"
+    ("Sure, I'll take a break for five minutes.", True),  # "lets have a break for five
     ("Pluto was removed from the list of planets in 2006.", False),
     ("You added milk to the list earlier.", False),
     ("Salt is added to the water before the pasta.", False),
