@@ -172,12 +172,12 @@ def _reply(
 ) -> Reply:
     if not calls and tools:
         before = gate.said_before  # said by the attempt the server failed: the calls follow
-        rest = text[len(before):] if before and text.startswith(before) else text
-        recovered = recover_calls(rest, tools, reply_id)
+        went_on = bool(before) and text.startswith(before)
+        recovered = recover_calls(text[len(before):] if went_on else text, tools, reply_id)
         if recovered:
             log.info("recovered %d tool call(s) the model wrote as text", len(recovered))
             gate.finish(recovered=True)
-            return Reply(before if rest is not text else "", recovered, usage)
+            return Reply(before if went_on else "", recovered, usage)
     gate.finish(recovered=False)
     return Reply(text, calls, usage)
 

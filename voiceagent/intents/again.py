@@ -30,7 +30,7 @@ def asked_again(new: str, refs: list[Ref]) -> list[LocalMatch]:
     said = strip_edges(new)
     clocks = [r for r in refs if r.kind == "clock"]
     sums = [r for r in refs if r.kind == "number" and r.action == "made"]
-    if len(clocks) + len(sums) != 1 or len(refs) != 1:
+    if len(refs) != 1 or not (clocks or sums):  # one question, of the clock or a sum
         return []
     if not said:  # "how many days until then": the day the clock was just asked about
         return [LocalMatch("time_again", "get_time", {"place": clocks[0].label})] if (

@@ -182,8 +182,8 @@ def make_tools(timers: Timers) -> list[Tool]:
     def pointed_at(which: str) -> bool:
         """`which` needs no words of the user's: a follow-up's id, or "timer" when one runs
         (a label must have been said: the model copies earlier ones)."""
-        return bool(running(which)) and (not clean_label(which) or any(
-            e.id == which for e in timers.pending()))
+        chosen = running(which)
+        return bool(chosen) and (not clean_label(which) or chosen[0].id == which)
 
     @tool(speaks_result=True, writes=True, grounded=("label", "add_to"), counted=("duration",),
           asks={"duration": "For how long?"}, known={"add_to": pointed_at},
