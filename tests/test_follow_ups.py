@@ -457,6 +457,18 @@ def test_more_time_on_a_timer_named_or_the_only_one(tools):
     assert "eggs" in s.say("put 10 more minutes on the timer")
 
 
+def test_the_timer_just_set_paused_resumed_and_shortened(tools):
+    s = Session(tools)
+    s.say("Set a timer for 10 minutes for the pasta.")
+    said = [s.say(it).lower().removeprefix("right: ")
+            for it in ("pause it", "resume it", "take two minutes off it")]
+    assert said == ["paused the 10 minute pasta timer: 10 minutes left.",
+                    "resumed the 10 minute pasta timer: 10 minutes left.",
+                    "took 2 minutes off the 10 minute pasta timer: 8 minutes left."]
+    [pasta] = s.tools.run(ToolCall("t", "list_timers", {})).refs
+    assert pasta.label == "pasta" and pasta.value == 8 * 60
+
+
 def test_more_time_after_a_list_add_is_no_timer(tools):
     s = Session(tools)
     s.say("Add milk to my shopping list.")

@@ -412,10 +412,12 @@ def test_requests_nothing_here_serves_get_an_honest_sentence_and_no_tool(command
     ("stop", "stop", "OK."), ("Never mind.", "stop", "OK."), ("cancel that", "stop", "OK."),
     ("forget it", "stop", "OK."), ("that's all", "stop", "OK."),
     ("Thank you very much!", "thanks", "You're welcome."),
-    ("pause the timer", "timer_change", "I can't change a running timer or alarm that way: "
-     "I can add time to a timer, cancel it, or set a new one."),
+    ("move the timer to noon", "timer_change", "I can't change a running timer or alarm "
+     "that way: I can add or take off time, pause or resume a timer, cancel it, or set a new "
+     "one."),
     ("add 5 minutes to my alarm", "timer_change", "I can't change a running timer or alarm "
-     "that way: I can add time to a timer, cancel it, or set a new one."),
+     "that way: I can add or take off time, pause or resume a timer, cancel it, or set a new "
+     "one."),
 ])
 def test_stop_thanks_and_timer_changes_need_no_tool(commands, said, intent, reply):
     assert commands.match(said) == LocalMatch(intent, None, {}, reply)
@@ -424,12 +426,41 @@ def test_stop_thanks_and_timer_changes_need_no_tool(commands, said, intent, repl
 @pytest.mark.parametrize(("said", "add_to"), [
     ("add 5 minutes to my timer", "timer"), ("add 5 minutes to the pasta timer", "pasta"),
     ("put ten more minutes on the timer", "timer"), ("give the egg timer 2 more minutes", "egg"),
-    ("extend the timer by 30 seconds", "timer"),
+    ("extend the timer by 30 seconds", "timer"), ("increase the timer by 2 minutes", "timer"),
+    ("add 5 minutes to the timer for pizza", "pizza"),
 ])
 def test_more_time_on_a_running_timer_is_a_command(commands, said, add_to):
     found = commands.match(said)
     assert found is not None and found.tool == "set_timer", found
     assert found.args["add_to"] == add_to
+
+
+@pytest.mark.parametrize(("said", "args"), [
+    ("take 2 minutes off the timer", {"duration": "2 minutes", "take_from": "timer"}),
+    ("remove one minute from the pasta timer", {"duration": "1 minute", "take_from": "pasta"}),
+    ("shorten the timer by 30 seconds", {"duration": "30 seconds", "take_from": "timer"}),
+    ("subtract 5 minutes from the timer for pizza", {"duration": "5 minutes",
+                                                    "take_from": "pizza"}),
+])
+def test_less_time_on_a_running_timer_is_a_command(commands, said, args):
+    found = commands.match(said)
+    assert found is not None and found.tool == "set_timer", found
+    assert {k: found.args.get(k) for k in args} == args
+
+
+@pytest.mark.parametrize(("said", "args"), [
+    ("pause the timer", {"which": "timer"}), ("hold the pasta timer", {"which": "pasta"}),
+    ("put the timer on hold", {"which": "timer"}),
+    ("resume the timer", {"which": "timer", "resume": True}),
+    ("unpause the egg timer", {"which": "egg", "resume": True}),
+    ("start the timer again", {"which": "timer", "resume": True}),
+    ("pause my 5 minute timer", {"which": "5 minute"}),
+    ("resume the timer for pizza", {"which": "pizza", "resume": True}),
+])
+def test_pausing_and_resuming_a_timer_are_commands(commands, said, args):
+    found = commands.match(said)
+    assert found is not None and found.tool == "pause_timer", found
+    assert found.args == args
 
 
 NOT_COMMANDS = [

@@ -131,6 +131,55 @@ def test_a_due_timer_rings_once_and_is_gone(timers):
     assert t["list_timers"]() == "You have no timers or alarms set."
 
 
+def test_a_paused_timer_stands_still_and_resumes_with_the_time_it_had_left(timers):
+    t = tools(timers)
+    t["set_timer"](duration="5 minutes", label="pasta")
+    timers.clock.advance(60)
+    assert t["pause_timer"]() == "Paused the 5 minute pasta timer: 4 minutes left."
+    assert t["pause_timer"](which="pasta") == (
+        "The 5 minute pasta timer is already paused, with 4 minutes left.")
+    said: list[str] = []
+    timers.clock.advance(600)  # long past when it would have rung
+    timers.ring(said.append)
+    assert said == []
+    assert t["list_timers"]() == "Your 5 minute pasta timer is paused with 4 minutes left."
+    assert t["pause_timer"](resume=True) == "Resumed the 5 minute pasta timer: 4 minutes left."
+    timers.clock.advance(239)
+    timers.ring(said.append)
+    assert said == []
+    timers.clock.advance(1)
+    timers.ring(said.append)
+    assert said == ["Your 5 minute pasta timer is done."]
+    assert t["pause_timer"]() == "You have no timer running."
+
+
+def test_pausing_among_several_timers_takes_the_one_named_or_asks(timers):
+    t = tools(timers)
+    t["set_timer"](duration="5 minutes", label="pasta")
+    t["set_timer"](duration="10 minutes", label="rice")
+    with pytest.raises(ToolError, match="pasta.*rice"):
+        t["pause_timer"]()  # which one? the error lists them, for the model to ask
+    assert t["pause_timer"](which="rice") == "Paused the 10 minute rice timer: 10 minutes left."
+    # the only paused one is the one to resume; the only running one the one to pause
+    assert t["pause_timer"](resume=True).startswith("Resumed the 10 minute rice timer")
+    t["pause_timer"](which="pasta")
+    assert t["pause_timer"](which="rice").startswith("Paused the 10 minute rice timer")
+    assert t["pause_timer"](which="pasta", resume=True).startswith("Resumed the 5 minute pasta")
+
+
+def test_time_taken_off_a_timer_running_or_paused(timers):
+    t = tools(timers)
+    t["set_timer"](duration="10 minutes", label="rice")
+    assert t["set_timer"](duration="2 minutes", take_from="rice") == (
+        "Took 2 minutes off the 10 minute rice timer: 8 minutes left.")
+    t["pause_timer"]()
+    assert t["set_timer"](duration="3 minutes", add_to="timer") == (
+        "Added 3 minutes to the 8 minute rice timer: 11 minutes left.")
+    with pytest.raises(ToolError, match="only 11 minutes left.*cancel"):
+        t["set_timer"](duration="1 hour", take_from="rice")
+    assert t["list_timers"]() == "Your 11 minute rice timer is paused with 11 minutes left."
+
+
 def test_the_bell_rings_a_timer_while_idle(tmp_path):
     """The real thread on the real clock: set, then announced without anyone asking."""
     store, announcer = Timers(tmp_path / "timers.json", SystemClock(UTC)), Announcer()

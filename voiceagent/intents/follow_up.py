@@ -35,6 +35,7 @@ from voiceagent.intents.list_follow_ups import (
 from voiceagent.intents.match import LocalMatch
 from voiceagent.intents.normalize import opened
 from voiceagent.intents.numbers import number_value
+from voiceagent.intents.timer_follow_ups import TIMER_FOLLOW_UPS
 from voiceagent.intents.told import last_told, needed
 from voiceagent.language import lexicon, tokens
 from voiceagent.language.data_file import load_data
@@ -98,7 +99,7 @@ class FollowUps:
             "correct": self._correct, "read": self._read, "which": self._which,
             "arith": self._arith, "more": self._more, "take_off": _take_off_said,
             "again": lambda pointer, refs: asked_again(pointer.words.get("new", ""), refs),
-            "more_time": _more_time,
+            **{name: _on_words(do) for name, do in TIMER_FOLLOW_UPS.items()},
             "length_said": _nothing, "note_said": _nothing, "items_said": _nothing}
         """(length_said, note_said and items_said point at what was told, not done: see
         _on_told)"""
@@ -328,14 +329,10 @@ class FollowUps:
         return {**at, "time": f"{at['time']} {'am' if hour < 12 else 'pm'}"}
 
 
-def _more_time(pointer: Pointer, refs: list[Ref]) -> list[LocalMatch]:
-    """{new} more on the one timer the last exchange set or read ("add five more minutes
-    to it")."""
-    timers = {r.key for r in refs if r.kind == "timer" and r.action in ("made", "read")}
-    length = slots.duration(pointer.words.get("new", ""))
-    if len(timers) != 1 or length is None:
-        return []
-    return [LocalMatch("timer_more_time", "set_timer", {**length, "add_to": timers.pop()})]
+def _on_words(do: Callable[[dict[str, str], list[Ref]], list[LocalMatch]],
+              ) -> Callable[[Pointer, list[Ref]], list[LocalMatch]]:
+    """A follow-up that needs only its {slot} words and the references."""
+    return lambda pointer, refs: do(pointer.words, refs)
 
 
 def _take_off_said(pointer: Pointer, refs: list[Ref]) -> list[LocalMatch]:

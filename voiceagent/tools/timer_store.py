@@ -58,6 +58,9 @@ class Entry:
     repeat: str = ""
     """An alarm's weekdays to ring again on, "0" for Monday ("01234": weekdays); empty:
     once (language/repeats.py)."""
+    left: float = 0
+    """A paused timer's time left, in seconds; 0 while it runs. A paused timer never rings:
+    resumed, it is due that long after."""
 
     def ref(self, action: Action) -> Ref:
         """This entry as an outcome's reference."""
@@ -157,13 +160,30 @@ class Timers:
             return sorted(entries, key=lambda e: e.due)
 
     def extend(self, entry_id: str, seconds: float) -> Entry | None:
-        """The timer `entry_id`, `seconds` longer (due later, its length too); None when it
-        has rung or was cancelled meanwhile."""
+        """The timer `entry_id`, `seconds` longer (due later, its length too; negative:
+        shorter); None when it has rung or was cancelled meanwhile."""
+        return self._change(entry_id, lambda e: dataclasses.replace(
+            e, seconds=e.seconds + seconds, left=e.left + seconds if e.left else 0,
+            due=e.due if e.left else e.due + seconds))
+
+    def pause(self, entry_id: str) -> Entry | None:
+        """The timer `entry_id` paused with the time it has left (as it was, if paused
+        already); None when it has rung or was cancelled meanwhile."""
+        now = self.clock.time()
+        return self._change(entry_id, lambda e: e if e.left else dataclasses.replace(
+            e, left=max(1.0, e.due - now)))
+
+    def resume(self, entry_id: str) -> Entry | None:
+        """The paused timer `entry_id` running again, due in the time it had left."""
+        now = self.clock.time()
+        return self._change(entry_id, lambda e: dataclasses.replace(
+            e, due=now + e.left, left=0) if e.left else e)
+
+    def _change(self, entry_id: str, how: Callable[[Entry], Entry]) -> Entry | None:
         with self._locked() as entries:
             for at, entry in enumerate(entries):
                 if entry.id == entry_id:
-                    entries[at] = dataclasses.replace(
-                        entry, due=entry.due + seconds, seconds=entry.seconds + seconds)
+                    entries[at] = how(entry)
                     return entries[at]
         return None
 
@@ -187,7 +207,7 @@ class Timers:
             with self._locked() as entries:
                 self.dirty = False
                 state.fired = [e for e in state.fired if e in entries]
-                mine = [e for e in entries if e.room == self.room]
+                mine = [e for e in entries if e.room == self.room and not e.left]
                 due = [e for e in mine if e.due <= now and e not in state.fired]
                 gone = [e for e in entries if e in due or e in state.fired]
                 again = [n for e in gone if (n := e.again(now, self.clock.zone))]

@@ -1,4 +1,4 @@
-"""The timer and alarm tools: set, list, cancel (the store and its bell: timer_store.py)."""
+"""The timer and alarm tools: set, list, cancel, pause (the store and its bell: timer_store.py)."""
 
 from __future__ import annotations
 
@@ -168,7 +168,8 @@ def _repeating(entry: Entry) -> str:
 
 
 def make_tools(timers: Timers) -> list[Tool]:
-    """set_timer, set_alarm, list_timers and cancel_timer over one Timers store."""
+    """set_timer, set_alarm, list_timers, cancel_timer and pause_timer over one Timers
+    store."""
 
     def running(which: str) -> list[Entry]:
         """The running timers `which` names: its own id (a follow-up's), its label, or any
@@ -185,10 +186,12 @@ def make_tools(timers: Timers) -> list[Tool]:
         chosen = running(which)
         return bool(chosen) and (not clean_label(which) or chosen[0].id == which)
 
-    @tool(speaks_result=True, writes=True, grounded=("label", "add_to"), counted=("duration",),
-          asks={"duration": "For how long?"}, known={"add_to": pointed_at},
-          asked_by={"add_to": "more_time"})
-    def set_timer(duration: str, label: str = "", add_to: str = "") -> Outcome:
+    @tool(speaks_result=True, writes=True, grounded=("label", "add_to", "take_from"),
+          counted=("duration",), asks={"duration": "For how long?"},
+          known={"add_to": pointed_at, "take_from": pointed_at},
+          asked_by={"add_to": "more_time", "take_from": "less_time"})
+    def set_timer(duration: str, label: str = "", add_to: str = "",
+                  take_from: str = "") -> Outcome:
         """A timer, or a reminder after a length of time.
 
         Args:
@@ -196,10 +199,14 @@ def make_tools(timers: Timers) -> list[Tool]:
             label: what it is for, if said; else empty.
             add_to: only to add the duration to a timer already running ("add 5 minutes
                 to the pasta timer"): its label, or "timer"; else empty.
+            take_from: only to take the duration off a running timer ("take 2 minutes
+                off the timer"): its label, or "timer"; else empty.
         """
         seconds = read_duration(duration).seconds
         if add_to.strip():
             return more_time(add_to, seconds)
+        if take_from.strip():
+            return more_time(take_from, -seconds)
         if not 1 <= seconds <= MAX_SECONDS:
             raise ToolError("a timer must be between 1 second and 7 days long.")
         entry = Entry("timer", timer_label(label), timers.clock.time() + seconds, seconds,
@@ -208,19 +215,63 @@ def make_tools(timers: Timers) -> list[Tool]:
         what = f": {entry.label}." if entry.label else "."
         return Outcome(f"Timer set for {spoken_length(seconds)}{what}", (entry.ref("made"),))
 
-    def more_time(which: str, seconds: float) -> Outcome:
-        """`seconds` more on the running timer `which` names."""
+    def left(entry: Entry) -> float:
+        """The seconds `entry` has left (a paused timer's stand still)."""
+        return entry.left or entry.due - timers.clock.time()
+
+    def one_timer(which: str) -> Entry:
+        """The one timer `which` names, or a ToolError that lists the timers there are."""
         chosen = running(which)
         if len(chosen) != 1:
             names = [e.name(timers.clock) for e in timers.pending() if e.kind == "timer"]
             raise ToolError(f"no one running timer is called {which!r}; running: "
                             f"{', '.join(names) or 'none'}. Ask the user which one.")
-        entry = timers.extend(chosen[0].id, seconds)
-        if entry is None or entry.due - timers.clock.time() > MAX_SECONDS:
+        return chosen[0]
+
+    def more_time(which: str, seconds: float) -> Outcome:
+        """`seconds` more on the running timer `which` names (less, if negative)."""
+        chosen = one_timer(which)
+        if seconds < 0 and left(chosen) + seconds < 1:
+            raise ToolError(f"the {chosen.name(timers.clock)} has only "
+                            f"{spoken_length(left(chosen))} left: ask the user whether to "
+                            "cancel it instead.")
+        entry = timers.extend(chosen.id, seconds)
+        if entry is None or left(entry) > MAX_SECONDS:
             raise ToolError("that timer has rung or would be longer than 7 days.")
-        left = spoken_length(entry.due - timers.clock.time())
-        return Outcome(f"Added {spoken_length(seconds)} to the {chosen[0].name(timers.clock)}: "
-                       f"{left} left.", (entry.ref("made"),))
+        change = (f"Added {spoken_length(seconds)} to" if seconds > 0
+                  else f"Took {spoken_length(-seconds)} off")
+        return Outcome(f"{change} the {chosen.name(timers.clock)}: "
+                       f"{spoken_length(left(entry))} left.", (entry.ref("made"),))
+
+    @tool(speaks_result=True, writes=True, grounded=("which",), known={"which": pointed_at},
+          asked_by={"resume": "resume"})
+    def pause_timer(which: str = "", resume: bool = False) -> Outcome:
+        """Pause a running timer, or resume a paused one.
+
+        Args:
+            which: its label, or "timer"; empty if only one is set.
+            resume: true only to start a paused timer again.
+        """
+        found = [e for e in timers.pending() if e.kind == "timer"]
+        if not found:
+            return Outcome("You have no timer running.")
+        named = running(which) if clean_label(which) else []
+        waiting = [e for e in found if bool(e.left) == resume]  # paused ones, to resume
+        if not named and len(waiting) == 1:
+            named = waiting
+        chosen = named[0] if len(named) == 1 else one_timer(which)
+        if not resume and chosen.left:
+            return Outcome(f"The {chosen.name(timers.clock)} is already paused, with "
+                           f"{spoken_length(chosen.left)} left.", (chosen.ref("read"),))
+        if resume and not chosen.left:
+            return Outcome(f"The {chosen.name(timers.clock)} is running: "
+                           f"{spoken_length(left(chosen))} left.", (chosen.ref("read"),))
+        entry = (timers.resume if resume else timers.pause)(chosen.id)
+        if entry is None:
+            raise ToolError("that timer has rung or was cancelled meanwhile.")
+        done = "Resumed" if resume else "Paused"
+        return Outcome(f"{done} the {entry.name(timers.clock)}: {spoken_length(left(entry))} "
+                       "left.", (entry.ref("made"),))
 
     @tool(speaks_result=True, writes=True, grounded=("label",), counted=("time",),
           asks={"time": "For what time?"},
@@ -266,6 +317,8 @@ def make_tools(timers: Timers) -> list[Tool]:
             return Outcome("You have no timers or alarms set.")
         now = timers.clock.time()
         parts = [
+            f"Your {e.name(timers.clock)} is paused with {spoken_length(e.left)} left."
+            if e.left else
             f"Your {e.name(timers.clock)} has {spoken_length(e.due - now)} left."
             if e.kind == "timer"
             else f"Your {e.label + ' ' if e.label else ''}alarm is set for "
@@ -324,4 +377,4 @@ def make_tools(timers: Timers) -> list[Tool]:
                                        else ", ".join(gone[:-1]) + " and " + gone[-1]) + ".",
                        tuple(e.ref("cancelled") for e in chosen))
 
-    return [set_timer, set_alarm, list_timers, cancel_timer]
+    return [set_timer, set_alarm, list_timers, cancel_timer, pause_timer]

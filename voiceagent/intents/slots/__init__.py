@@ -60,6 +60,8 @@ def readers(now: Clock) -> dict[str, Reader]:
         "duration": duration, "label": label, "duration_label": duration_label,
         "which_timer": which_timer, "which_alarm": which_alarm,
         "add_to": lambda text: {"add_to": which["which"]} if (which := which_timer(text)) else None,
+        "take_from": lambda text: ({"take_from": which["which"]} if (which := which_timer(text))
+                                   else None),
         "time": lambda text: time_of_day(text, now), "place": place,
         "day": lambda text: relative_day(text, now), "items": items, "supplies": supplies,
         "list_name": list_name,

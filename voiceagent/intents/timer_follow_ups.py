@@ -1,0 +1,53 @@
+"""Follow-ups on the one timer the last exchange set or read: more or less time on it
+("add five more minutes to it", "take a minute off it"), pause it, resume it.
+
+Which timer "it" is comes from the exchange's typed references (agent/outcome.py): its own
+id, never a label the user did not say; with more than one timer there, the model answers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from voiceagent.agent.outcome import Ref
+from voiceagent.intents import slots
+from voiceagent.intents.match import LocalMatch
+
+__all__ = ["TIMER_FOLLOW_UPS"]
+
+Words = dict[str, str]
+
+
+def _the_timer(refs: list[Ref]) -> str | None:
+    """The id of the one timer the last exchange set or read, else None."""
+    timers = {r.key for r in refs if r.kind == "timer" and r.action in ("made", "read")}
+    return timers.pop() if len(timers) == 1 else None
+
+
+def _length(param: str) -> Callable[[Words, list[Ref]], list[LocalMatch]]:
+    """{new} more (or less) on that timer: set_timer's `add_to` (or `take_from`)."""
+    def on(words: Words, refs: list[Ref]) -> list[LocalMatch]:
+        timer, length = _the_timer(refs), slots.duration(words.get("new", ""))
+        if timer is None or length is None:
+            return []
+        intent = "timer_more_time" if param == "add_to" else "timer_less_time"
+        return [LocalMatch(intent, "set_timer", {**length, param: timer})]
+    return on
+
+
+def _pause(resume: bool) -> Callable[[Words, list[Ref]], list[LocalMatch]]:
+    """That timer paused (or resumed)."""
+    def on(_words: Words, refs: list[Ref]) -> list[LocalMatch]:
+        timer = _the_timer(refs)
+        if timer is None:
+            return []
+        args: dict[str, object] = {"which": timer} | ({"resume": True} if resume else {})
+        return [LocalMatch("timer_resume" if resume else "timer_pause", "pause_timer", args)]
+    return on
+
+
+TIMER_FOLLOW_UPS: dict[str, Callable[[Words, list[Ref]], list[LocalMatch]]] = {
+    "more_time": _length("add_to"), "less_time": _length("take_from"),
+    "pause": _pause(False), "resume": _pause(True),
+}
+"""follow_ups.yaml `follow` names -> the calls they make, from the {slot} words said."""
