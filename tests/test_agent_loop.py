@@ -195,13 +195,13 @@ def test_identical_calls_within_one_reply_both_run():
 def test_approval_declined_without_an_approver_and_asked_with_one():
     model = ScriptedChatModel().enqueue(calls(("delete_file", {"path": "a.txt"}))).enqueue("No.")
     agent, _ = make(model)
-    result, _ = run(agent)
+    result, _ = run(agent, "hi, please delete a.txt")
     assert result.tool_calls[0][1] == tell_model("declined") and RAN == []
 
     asked = []
     model = ScriptedChatModel().enqueue(calls(("delete_file", {"path": "a.txt"}))).enqueue("Done.")
     agent, _ = make(model, approve=lambda name, args: asked.append((name, args)) or True)
-    result, _ = run(agent)
+    result, _ = run(agent, "hi, please delete a.txt")
     assert asked == [("delete_file", {"path": "a.txt"})]
     assert RAN == ["delete a.txt"] and result.tool_calls[0][1] == "deleted a.txt"
 

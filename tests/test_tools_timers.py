@@ -261,6 +261,22 @@ def test_restart_keeps_timers(tmp_path):
         "Your 1 hour bread timer has ")
 
 
+def test_a_paused_timer_stays_paused_across_a_restart(tmp_path):
+    path = tmp_path / "timers.json"
+    clock = FakeClock("2026-12-01 08:00")
+    before = tools(Timers(path, clock))
+    before["set_timer"](duration="10 minutes", label="bread")
+    clock.advance(120)
+    before["pause_timer"]()
+    clock.advance(3600)
+    again = Timers(path, clock)
+    said: list[str] = []
+    again.ring(said.append)  # not announced as gone off while the assistant was away
+    assert said == []
+    assert tools(again)["list_timers"]() == (
+        "Your 10 minute bread timer is paused with 8 minutes left.")
+
+
 def test_timer_due_while_not_running_is_announced_at_start(tmp_path):
     path = tmp_path / "timers.json"
     tools(Timers(path, FakeClock(1_000_000.0)))["set_timer"](duration="1 hour",

@@ -655,6 +655,10 @@ def test_it_and_them_take_the_topic_of_the_last_exchange(tools):
     ("why don't you set an alarm for 7 am", True),  # asks it done
     ("is it possible to set an alarm for 7 am", True),
     ("set an alarm for 7 am", True),
+    # asked after a preposition, or as a request to be told
+    ("at what time have you set alarm for me", False),
+    ("please let me know the morning alarm time for weekdays", False),
+    ("remind me to take my pills at 7 am", True),
 ])
 def test_a_question_changes_nothing(tools, said, runs):
     """Live, "what time is my wakeup alarm set for" -> set_alarm(7:30 am, breakfast) ->

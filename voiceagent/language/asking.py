@@ -42,16 +42,42 @@ def is_remark(said: Sequence[str]) -> bool:
 
 def asks_only(said: Sequence[str]) -> bool:
     """A question for information ("what time is my wakeup alarm set for", "when is my
-    meeting"): it opens with a word of lexicon "information_openers" and neither asks for
-    something to be done ("asking_to_do": "why don't you set one") nor goes on from the last
-    exchange ("going_on": "what about ten minutes"). Nothing is changed for one: asked
-    "what time is my wakeup alarm set for", the 1.5B set a breakfast alarm."""
+    meeting"): it opens with a word of lexicon "information_openers" (after a preposition:
+    "at what time is my alarm"), or asks to be told ("telling": "please let me know the
+    morning alarm time", "show me my alarms"), and neither asks for something to be done
+    ("asking_to_do": "why don't you set one"; "tell me when it's done" asks to be told later)
+    nor goes on from the last exchange ("going_on": "what about ten minutes"). Nothing is
+    changed for one: asked "what time is my wakeup alarm set for", the 1.5B set a breakfast
+    alarm."""
     lex = lexicon()
-    rest = content_words(said)
-    if not rest or rest[0] not in lex.words("information_openers"):
+    rest = [w for w in content_words(said) if w not in lex.words("politeness")]
+    rest = rest[_span(rest, "request_asides"):]
+    told = _span(rest, "telling")
+    rest, tail = rest[told:], _tail(rest[told:])
+    rest = rest[:len(rest) - tail]  # "... for me", "..., thanks"
+    while len(rest) > 1 and rest[0] in lex.words("prepositions") and rest[1] in lex.words(
+            "information_openers"):
+        rest = rest[1:]
+    if not rest or (told and rest[0] not in lex.words("told_what")) or (
+            not told and rest[0] not in lex.words("information_openers")):
         return False
-    return not lex.has("asking_to_do", said) and not any(
+    return not lex.has("asking_to_do", rest) and not any(
         lex.is_one("going_on", rest[:n]) for n in (1, 2, 3))
+
+
+def _span(words: Sequence[str], name: str) -> int:
+    """How many of the first `words` are phrases of lexicon set `name`, one after another."""
+    lex, at = lexicon(), 0
+    while found := next((n for n in range(min(5, len(words) - at), 0, -1)
+                         if lex.is_one(name, words[at:at + n])), 0):
+        at += found
+    return at
+
+
+def _tail(words: Sequence[str]) -> int:
+    """How many of the last `words` are one phrase of lexicon "request_tails"."""
+    return next((n for n in range(min(4, len(words) - 1), 0, -1)
+                 if lexicon().is_one("request_tails", words[-n:])), 0)
 
 
 def unaddressed(said: Sequence[str]) -> list[str]:
