@@ -305,6 +305,27 @@ def test_a_day_said_with_an_alarm_reaches_the_call(tools):
     assert datetime.fromtimestamp(done.refs[0].due).strftime("%A") == "Saturday"
 
 
+@pytest.mark.parametrize("said", ["set an alarm for 7 am on the fifth of april",
+                                  "wake me up at seven am april fifth"])
+def test_a_date_said_with_an_alarm_reaches_the_call(tools, said):
+    model = ScriptedChatModel().enqueue(calls(("set_alarm", {"time": "7 am"})))
+    result, _spoken = run(model, tools, said)
+    [done] = result.tool_calls
+    assert not done.error
+    assert datetime.fromtimestamp(done.refs[0].due).strftime("%m-%d %H:%M") == "04-05 07:00"
+
+
+def test_a_date_is_no_clock_time(tools):
+    """"remind me on fifth april there is a meeting with boss": the 1.5B set 5:00 PM today
+    (the day's number for a time, the date dropped). The date reaches the call and its
+    number is no clock time: the user is asked for one."""
+    model = ScriptedChatModel().enqueue(calls(
+        ("set_alarm", {"time": "5:00 pm", "label": "meeting with boss"})))
+    result, spoken = run(model, tools, "remind me on fifth april there is a meeting with boss")
+    assert spoken == "For what time?"
+    assert tools.get("list_timers")() == "You have no timers or alarms set."
+
+
 def test_the_same_refused_call_twice_ends_the_turn(tools):
     model = ScriptedChatModel()
     for _ in range(2):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from voiceagent.language import lexicon, tokens
+from voiceagent.language.calendar_days import without_dates
 from voiceagent.language.numbers import ordinals
 from voiceagent.tools.words import numbers_in
 
@@ -49,8 +50,10 @@ def _before_the_hour(said: list[str]) -> bool:
 
 
 def says_no_number(utterance: str) -> bool:
-    """Nothing in it could be a length of time or a clock time ("Set an alarm.")."""
+    """Nothing in it could be a length of time or a clock time ("Set an alarm."; "remind me
+    on fifth april": a date's day is neither)."""
     lex = lexicon()
+    utterance = without_dates(utterance)
     said = tokens(utterance)
     return not (numbers_said(utterance) or lex.has("half", said) or lex.has("quarter", said)
                 or _one_of_a_unit(said) or lex.has("noon", said))
@@ -64,8 +67,10 @@ def says_one(utterance: str) -> bool:
 def unsaid_numbers(value: str, utterance: str) -> list[str]:
     """The numbers in `value` (a duration, a clock time) the user did not say, allowing the
     ways a model writes what was said: "half an hour" 30 minutes, "quarter past" 15, "an
-    hour" 1, "3 pm" 15:00, "noon" 12:00, "1 hour 30 minutes" 90 minutes, and zeros ("7:00")."""
+    hour" 1, "3 pm" 15:00, "noon" 12:00, "1 hour 30 minutes" 90 minutes, and zeros ("7:00").
+    A date's day is no clock time: "remind me on fifth april" said no 5:00 PM (the 1.5B's)."""
     lex = lexicon()
+    value, utterance = without_dates(value), without_dates(utterance)
     words = tokens(utterance)
     said = numbers_said(utterance)
     if lex.has("half", words):

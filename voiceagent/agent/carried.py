@@ -15,8 +15,8 @@ from typing import Any
 
 from voiceagent.agent.tools import Tool
 from voiceagent.language import lexicon, tokens
+from voiceagent.language.calendar_days import calendar_day, date_spans
 from voiceagent.language.lengths import lengths_said
-from voiceagent.language.numbers import ordinals
 from voiceagent.tools.words import parse_duration
 
 OWN_WORDS_ONLY = frozenset({"repeats"})
@@ -46,13 +46,16 @@ def carry(tool: Tool, args: dict[str, Any], utterance: str,
         for start, end in lex.find(word_set, said):
             if start > 0 and said[start - 1] in qualifiers:  # "next saturday"
                 start -= 1
-            last = end
-            if lex.is_one("months", said[end - 1:end]):
-                last = _past_day(said, end)  # "june 27th"
-                if last == end:
+            last, a_date = end, lex.is_one("months", said[end - 1:end])
+            if a_date:
+                dated = [span for span in date_spans(said) if span[0] <= start < span[1]]
+                if not dated:
                     continue  # a month alone is no date ("may I ask")
+                start, last = dated[0]  # "june 27th", "the fifth of april": the whole date
             term = " ".join(said[start:last])
             carried = " ".join(tokens(" ".join(str(args.get(p, "")) for p in params)))
+            if a_date and _has_date(carried, term):
+                continue  # "april 5" in the call for "the fifth of april"
             if " ".join(said[start + (said[start] in qualifiers):end]) not in carried:
                 args[first] = f"{str(args.get(first, '')).strip()} {term}".strip()
                 added.append(term)
@@ -78,17 +81,11 @@ def _only_said(word_set: str, params: tuple[str, ...], args: dict[str, Any],
     return kept
 
 
-def _past_day(said: list[str], end: int) -> int:
-    """`end`, past the day of the month said right after it ("june twenty seventh", "june
-    27th"): a date goes whole into the call, or not at all."""
-    lex = lexicon()
-    day_words = lex.words("number_words") | {w for o in ordinals(31) for w in o.split()}
-    while end < len(said) and (said[end] in day_words or _DAY.fullmatch(said[end])):
-        end += 1
-    return end
-
-
-_DAY = re.compile(r"\d{1,2}(?:st|nd|rd|th)?")
+def _has_date(carried: str, term: str) -> bool:
+    """`carried` (a call's words) already says the date `term` says, in any words."""
+    day = calendar_day(term)
+    words = carried.split()
+    return any(calendar_day(" ".join(words[s:e])) == day for s, e in date_spans(words))
 
 
 def dropped(tool: Tool, args: dict[str, Any], utterance: str) -> list[str]:

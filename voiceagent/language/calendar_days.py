@@ -56,6 +56,34 @@ def calendar_day(text: str) -> CalendarDay | None:
     return None if day is None else CalendarDay(day.name, day.month, day.day, day.rule, year)
 
 
+def date_spans(words: list[str]) -> list[tuple[int, int]]:
+    """Where `words` (tokens) say a date with its day of the month, as (start, end): "remind
+    me on [fifth april]", "[the 5th of april]", "[april twenty second]"; the longest at each
+    month's name, none overlapping."""
+    spans: list[tuple[int, int]] = []
+    for at, word in enumerate(words):
+        if word not in _MONTHS or (spans and at < spans[-1][1]):
+            continue
+        found = [(start, end) for start in range(max(0, at - 4), at + 1)
+                 for end in range(at + 1, min(len(words), at + 5) + 1)
+                 if (spans == [] or start >= spans[-1][1])
+                 and (day := calendar_day(" ".join(words[start:end]))) is not None and day.day]
+        if found:
+            spans.append(max(found, key=lambda span: span[1] - span[0]))
+    return spans
+
+
+def without_dates(text: str) -> str:
+    """`text` without the dates it says with their day ("remind me on fifth april at 7" ->
+    "remind me on at 7"): a date's number is no clock time or length."""
+    words = tokens(text)
+    spans = date_spans(words)
+    if not spans:
+        return text
+    kept = [w for at, w in enumerate(words) if not any(s <= at < e for s, e in spans)]
+    return " ".join(kept)
+
+
 def _calendar_day(said: str) -> CalendarDay | None:
     holiday = _LEX.lookup("holidays", said) if said else None
     if holiday is not None:

@@ -275,7 +275,8 @@ def make_tools(timers: Timers) -> list[Tool]:
 
     @tool(speaks_result=True, writes=True, grounded=("label",), counted=("time",),
           asks={"time": "For what time?"},
-          carries={"repeats": ("time", "label"), "days": ("time", "label")})
+          carries={"repeats": ("time", "label"), "days": ("time", "label"),
+                   "months": ("time", "label")})
     def set_alarm(time: str, label: str = "") -> Outcome:
         """An alarm, a wake-up, or a reminder at a clock time.
 
