@@ -463,6 +463,18 @@ def test_pausing_and_resuming_a_timer_are_commands(commands, said, args):
     assert found.args == args
 
 
+@pytest.mark.parametrize(("said", "args"), [
+    ("i don't want eggs", {"items": "eggs"}), ("we don't need milk anymore", {"items": "milk"}),
+    ("we already have bread", {"items": "bread"}),
+    ("i don't need eggs on the shopping list anymore", {"items": "eggs",
+                                                        "list_name": "shopping"}),
+])
+def test_an_item_no_longer_wanted_is_a_command(commands, said, args):
+    found = commands.match(said)
+    assert found is not None and found.tool == "remove_from_list", found
+    assert found.args == args
+
+
 NOT_COMMANDS = [
     "tell me a fun fact about the moon", "What is the capital of France?", "Who wrote Hamlet?",
     "what is love", "what's the meaning of life", "tell me a joke",

@@ -4,6 +4,7 @@ import pytest
 
 from voiceagent.agent.messages import ToolCall
 from voiceagent.agent.tools import ToolRegistry
+from voiceagent.errors import ToolError
 from voiceagent.testing import FakeClock
 from voiceagent.tools.lists import make_tools, split_items
 
@@ -37,6 +38,17 @@ def test_duplicates_are_not_added_twice(t):
     t["add_to_list"](list_name="shopping", items="apples")
     assert t["add_to_list"](list_name="shopping", items="Apple") == (
         "Apple is already on your shopping list.")
+
+
+def test_an_item_is_taken_off_the_one_list_it_is_on_when_no_list_is_named(t):
+    t["add_to_list"](list_name="shopping", items="milk, eggs")
+    t["add_to_list"](list_name="to-do", items="call the plumber, buy milk")
+    assert t["remove_from_list"](items="eggs") == "Removed eggs from your shopping list."
+    with pytest.raises(ToolError, match="on no list"):
+        t["remove_from_list"](items="your help")  # "I don't need your help": not a list's
+    t["add_to_list"](list_name="camping", items="milk")
+    with pytest.raises(ToolError, match="more than one list: camping and shopping"):
+        t["remove_from_list"](items="milk")
 
 
 def test_to_do_list_names(t):

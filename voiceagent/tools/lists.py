@@ -203,18 +203,18 @@ def make_tools(data_dir: Path, aliases: dict[str, str],
 
     @tool(speaks_result=True, writes=True, grounded=("items",),
           known={"list_name": lists.exists}, asks={"items": say("ask_removed")})
-    def remove_from_list(list_name: str, items: str) -> Outcome | str:
+    def remove_from_list(items: str, list_name: str = "") -> Outcome | str:
         """Remove, delete or tick off items from a list.
 
         Args:
-            list_name: the list's name as said.
             items: what to remove, in the user's words.
+            list_name: the list's name as said; empty for the one list they are on.
         """
-        name = lists.resolve(list_name, must_exist=False)
+        wanted = split_items(items) or [items.strip()]
+        name = lists.resolve(list_name or holding(wanted), must_exist=False)
         if lists.missing(name):
             return str(lists.missing(name))
         current = lists.read(name)
-        wanted = split_items(items) or [items.strip()]
         gone = [c for c in current if any(_same(w, c) for w in wanted)]
         missing = [w for w in wanted if not any(_same(w, c) for c in current)]
         if not gone:  # an answer, not an error: the user hears what is on the list
@@ -225,6 +225,15 @@ def make_tools(data_dir: Path, aliases: dict[str, str],
                 if missing else "")
         return Outcome(f"Removed {spoken_join(gone)} from your {name} list.{tail}",
                        (Ref("list", "removed", key=name, items=tuple(gone)),))
+
+    def holding(wanted: list[str]) -> str:
+        """The one list any of `wanted` is on; a ToolError when none or several are."""
+        on = [n for n in lists.names() if any(_same(w, c) for c in lists.read(n) for w in wanted)]
+        if len(on) != 1:
+            raise ToolError(f"{spoken_join(wanted)} {_be(wanted)} on "
+                            f"{'no list' if not on else 'more than one list: ' + spoken_join(on)}"
+                            ". Ask the user which list, or answer in plain words.")
+        return on[0]
 
     # the list emptied must be one the user named: asked "please remove a list", a model's
     # pick ("shopping") would empty a list nobody spoke of

@@ -65,6 +65,9 @@ def readers(now: Clock) -> dict[str, Reader]:
         "time": lambda text: time_of_day(text, now), "place": place,
         "day": lambda text: relative_day(text, now), "items": items, "supplies": supplies,
         "list_name": list_name,
+        # an item no longer wanted: not a timer, list or note of ours ("I don't need the timer
+        # anymore, cancel it" is no item)
+        "unwanted": lambda text: None if mentions_own_tools(text) else items(text),
         "text": note_text, "expression": expression, "quantity": quantity,
         "to_unit": to_unit, "left": operand("left"), "right": operand("right"),
         "contact": contact, "device_name": device_name, "somewhere": somewhere,
