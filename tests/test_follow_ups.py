@@ -469,6 +469,18 @@ def test_the_timer_just_set_paused_resumed_and_shortened(tools):
     assert pasta.label == "pasta" and pasta.value == 8 * 60
 
 
+def test_a_word_alone_resumes_the_paused_timer_or_goes_to_the_model(tools):
+    s = Session(tools)
+    s.model.enqueue("There is nothing paused to resume.")
+    assert s.say("unpause") == "There is nothing paused to resume."  # no timer: the model's
+    s.say("Set a timer for 10 minutes for the pasta.")
+    s.say("pause it")
+    s.model.enqueue("William Shakespeare wrote Hamlet.")
+    s.say("Who wrote Hamlet?")
+    said = s.say("unpause").lower().removeprefix("right: ")
+    assert said == "resumed the 10 minute pasta timer: 10 minutes left."
+
+
 def test_more_time_after_a_list_add_is_no_timer(tools):
     s = Session(tools)
     s.say("Add milk to my shopping list.")

@@ -456,6 +456,7 @@ def test_less_time_on_a_running_timer_is_a_command(commands, said, args):
     ("start the timer again", {"which": "timer", "resume": True}),
     ("pause my 5 minute timer", {"which": "5 minute"}),
     ("resume the timer for pizza", {"which": "pizza", "resume": True}),
+    ("pause", {}), ("unpause", {"resume": True}),  # the timer there is; else the model's
 ])
 def test_pausing_and_resuming_a_timer_are_commands(commands, said, args):
     found = commands.match(said)

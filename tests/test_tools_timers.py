@@ -150,7 +150,9 @@ def test_a_paused_timer_stands_still_and_resumes_with_the_time_it_had_left(timer
     timers.clock.advance(1)
     timers.ring(said.append)
     assert said == ["Your 5 minute pasta timer is done."]
-    assert t["pause_timer"]() == "You have no timer running."
+    assert t["pause_timer"](which="timer") == "You have no timer running."
+    with pytest.raises(ToolError, match="no timer is running"):
+        t["pause_timer"]()  # "pause" alone, with no timer: of something else (the model's)
 
 
 def test_pausing_among_several_timers_takes_the_one_named_or_asks(timers):

@@ -965,3 +965,16 @@ def test_a_new_list_only_when_the_request_speaks_of_one(tools, request_text, lis
     result, _spoken = run(model, tools, request_text)
     assert (not result.tool_calls[0].error) is made
     assert (list_name in tools.run(ToolCall("r", "read_list", {})).say) is made
+
+
+def test_a_clause_said_before_the_rest_was_held_back_is_closed_plainly(tools):
+    """"To list the subjects and senders of all emails to you in the last week," and then
+    nothing: the rest of the sentence claimed the user's emails and was held back, and the
+    user was left with half a sentence. Now the plain sentence closes it."""
+    model = ScriptedChatModel().enqueue(
+        "To list the subjects and senders of all emails to you in the last week, you have "
+        "three new emails from Anna and Bob.")
+    _result, spoken = run(model, tools, "list the subjects and senders of all emails to me in "
+                                        "the last week")
+    assert spoken.startswith("To list the subjects")
+    assert "Anna" not in spoken and spoken.endswith(".") and "can't" in spoken, spoken

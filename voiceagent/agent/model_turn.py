@@ -35,6 +35,7 @@ from voiceagent.language import lexicon, say, tell_model, tokens
 from voiceagent.language.asking import asks_only, content_words, is_remark
 from voiceagent.language.topics import topics_of
 from voiceagent.ports import ChatModel
+from voiceagent.speech.sentences import ends_sentence
 
 log = logging.getLogger(__name__)
 
@@ -131,6 +132,8 @@ class ModelTurn:
         default). After small talk the 1.5B answered "what time is it" with a time of its
         own; asked "fine, add naan bread to the list then" it said it would, with no call."""
         voice = self.turn.voice
+        if voice.dropped and not voice.silent and not ends_sentence(voice.said[-1]):
+            return self._plain()  # "To list the subjects of your emails," and the rest held
         if not voice.silent or not voice.dropped:
             return ""
         reasons = [reason for _s, reason in voice.dropped]

@@ -253,10 +253,13 @@ def make_tools(timers: Timers) -> list[Tool]:
             resume: true only to start a paused timer again.
         """
         found = [e for e in timers.pending() if e.kind == "timer"]
+        waiting = [e for e in found if bool(e.left) == resume]  # paused ones, to resume
+        if not which.strip() and not waiting:  # "unpause" alone: of something else
+            raise ToolError(f"no timer is {'paused' if resume else 'running'}: answer the "
+                            "user without this tool.")
         if not found:
             return Outcome("You have no timer running.")
         named = running(which) if clean_label(which) else []
-        waiting = [e for e in found if bool(e.left) == resume]  # paused ones, to resume
         if not named and len(waiting) == 1:
             named = waiting
         chosen = named[0] if len(named) == 1 else one_timer(which)
