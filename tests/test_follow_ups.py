@@ -152,6 +152,7 @@ def test_arithmetic_on_the_last_result(tools):
     assert "84" in s.say("What is 12 times 7?")
     assert "184" in s.say("Now add a hundred to that.")
     assert "92" in s.say("Divide that by 2.")
+    assert "9.2" in s.say("what's 10 percent of that")  # 10 % of 92, not of the example's 80
 
 
 def test_which_one_is_answered_by_name_from_what_was_offered(tools):

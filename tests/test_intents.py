@@ -90,6 +90,8 @@ TIMERS = [
     ("Set a timer for five minutes, please.", "timer_start", {"duration": "5 minutes"}),
     ("Hey Jarvis, set a timer for ten minutes.", "timer_start", {"duration": "10 minutes"}),
     ("set timer 5 minutes", "timer_start", {"duration": "5 minutes"}),
+    ("set a timer for pizza for 10 minutes", "timer_start",
+     {"duration": "10 minutes", "label": "pizza"}),
     ("Timer for 20 minutes.", "timer_start", {"duration": "20 minutes"}),
     ("5 minute timer", "timer_start", {"duration": "5 minutes"}),
     ("Start a 20 minute timer", "timer_start", {"duration": "20 minutes"}),
@@ -352,6 +354,7 @@ REFUSALS = [
     ("What's the weather like in New York?", "weather"),
     ("Start a stopwatch", "stopwatch"),  # not a timer of some length the model makes up
     ("time me", "stopwatch"),
+    ("broadcast dinner is ready", "calls"),
     ("what's the weather", "weather"),
     ("what's the weather tomorrow", "weather"),
     ("is it going to rain today", "weather"),

@@ -263,8 +263,11 @@ class FollowUps:
         of = pointer.words.get("of") or pointer.words.get("scale")
         number = number_value(slots.strip_edges(pointer.words.get("number", "")))
         op = pointer.words.get("op", "")
+        share = pointer.words.get("share", "")
         if of:  # "double it", "the square root of that"
             expression = f"{of} {last:g}"
+        elif number is not None and share:  # "10 percent of that"
+            expression = f"{number:g} {share} {last:g}"
         elif number is not None and op:
             expression = f"{last:g} {op} {number:g}"
         else:
