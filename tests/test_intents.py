@@ -479,6 +479,56 @@ def test_an_item_no_longer_wanted_is_a_command(commands, said, args):
     assert found.args == args
 
 
+# The ways Home Assistant's own intents are said (timers started, cancelled, lengthened,
+# shortened, paused, resumed, asked about; lists; the time; what nothing here can do), in our
+# words: each is a template's, with the tool it calls (or the refusal it gets).
+HA_STYLE = [
+    ('set a timer for 5 minutes', 'set_timer'), ('start a 5 minute timer', 'set_timer'),
+    ('set a 10 minute timer for pizza', 'set_timer'),
+    ('set a timer for pizza for 10 minutes', 'set_timer'), ('timer for 15 minutes', 'set_timer'),
+    ('set timer 5 minutes', 'set_timer'), ('cancel my timer', 'cancel_timer'),
+    ('stop the pizza timer', 'cancel_timer'), ('cancel the 5 minute timer', 'cancel_timer'),
+    ('cancel all timers', 'cancel_timer'), ('cancel all my timers', 'cancel_timer'),
+    ('add 5 minutes to my timer', 'set_timer'), ('add 5 minutes to my pizza timer', 'set_timer'),
+    ('increase my timer by 5 minutes', 'set_timer'),
+    ('increase my pizza timer by 5 minutes', 'set_timer'),
+    ('remove 5 minutes from my timer', 'set_timer'),
+    ('subtract 5 minutes from my pizza timer', 'set_timer'),
+    ('decrease my timer by 5 minutes', 'set_timer'),
+    ('decrease the pizza timer by 2 minutes', 'set_timer'), ('pause my timer', 'pause_timer'),
+    ('pause the pizza timer', 'pause_timer'), ('pause timer', 'pause_timer'),
+    ('resume my timer', 'pause_timer'), ('unpause timer', 'pause_timer'),
+    ('continue my timer', 'pause_timer'), ('resume the pizza timer', 'pause_timer'),
+    ('timer status', 'list_timers'), ('how much time is left on my timer', 'list_timers'),
+    ('how long is left on the pizza timer', 'list_timers'),
+    ('what timers do I have', 'list_timers'), ('add apples to my shopping list', 'add_to_list'),
+    ('put apples on the shopping list', 'add_to_list'),
+    ('add apples to my grocery list', 'add_to_list'),
+    ('add apples to the to do list', 'add_to_list'),
+    ('check off apples from my shopping list', 'remove_from_list'),
+    ('complete apples on my grocery list', 'remove_from_list'),
+    ('mark apples as done on my shopping list', 'remove_from_list'),
+    ('remove apples from my shopping list', 'remove_from_list'),
+    ("what's on my shopping list", 'read_list'), ('nevermind', 'stop'),
+    ('what time is it', 'get_time'), ("what's the date", 'get_time'),
+    ("what is today's date", 'get_time'), ('what day is it', 'get_time'),
+    ("what's the weather like", 'unsupported_weather'),
+    ('turn on the kitchen lights', 'unsupported_devices'),
+    ('set the brightness of the bedroom lights to 50 percent', 'unsupported_devices'),
+    ("what's the temperature in the living room", 'unsupported_devices'),
+    ('pause the music', 'unsupported_media'), ('next track', 'unsupported_media'),
+    ('set volume to 50', 'unsupported_media'), ('broadcast dinner is ready', 'unsupported_calls'),
+    ('is the front door locked', 'unsupported_devices'),
+    ('open the garage door', 'unsupported_devices'),
+]
+
+
+@pytest.mark.parametrize(("said", "does"), HA_STYLE)
+def test_the_ways_home_assistant_intents_are_said_are_commands(commands, said, does):
+    found = commands.match(said)
+    assert found is not None and (found.tool or found.intent) == does, found
+
+
 NOT_COMMANDS = [
     "tell me a fun fact about the moon", "What is the capital of France?", "Who wrote Hamlet?",
     "what is love", "what's the meaning of life", "tell me a joke",
