@@ -213,6 +213,10 @@ def test_a_refusal_is_no_claim_and_a_question_claims_nothing():
     assert known.claimed("William Shakespeare wrote Hamlet.") == []
     # how warm it is now is the weather's; why it is cold in winter is knowledge
     assert [t.name for t in known.claimed("Yes, it is hot today.")] == ["weather"]
+    # ...and so is that it is not raining; not knowing whether it is claims nothing
+    assert [t.name for t in known.claimed("It's not raining, but check the forecast.")] == [
+        "weather"]
+    assert known.claimed("I can't tell if it's raining.") == []
     assert known.claimed("It's cold in winter because the Earth tilts away from the sun.") == []
 
 
