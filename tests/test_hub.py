@@ -164,6 +164,20 @@ def test_a_timer_rings_in_the_room_that_set_it_only(house: House, speech, transc
     assert "done" not in in_bedroom and "pasta" not in in_bedroom, in_bedroom
 
 
+def test_a_broadcast_is_said_in_the_other_rooms(house: House, speech, transcriber) -> None:
+    turns = house.turns("kitchen")
+    announced = house.hub.log().count("bedroom: announced")
+    with house.pulse.record_speaker("bedroom_speaker") as bedroom:
+        house.ask("kitchen", real(ALEXA), speech("Broadcast that dinner is ready."))
+        house.wait_turns("kitchen", turns + 1)
+        log = house.hub.wait_for("bedroom: announced", count=announced + 1, timeout_s=TURN_S)
+        house.pulse.wait_played(bedroom)
+    assert "kitchen: local command broadcast" in log
+    assert "bedroom: announcing 'Dinner is ready.'" in log and "hall: announcing" in log
+    said = heard(bedroom, transcriber)
+    assert resembles(said, "dinner is ready"), said
+
+
 def test_two_rooms_speaking_at_once_are_both_answered_each_in_its_own(
         house: House, transcriber) -> None:
     kitchen_turns, bedroom_turns = house.turns("kitchen"), house.turns("bedroom")

@@ -199,3 +199,40 @@ def test_each_room_keeps_its_conversation_in_one_slot_of_our_server() -> None:
     assert ChatSetup(model, None, False).pinned(1).model is model
     one = ChatSetup(model, None, False, server=SimpleNamespace(parallel=1))  # type: ignore[arg-type]
     assert one.pinned(1).model is model
+
+
+def test_a_broadcast_is_said_in_every_other_room(tmp_path: Path) -> None:
+    import threading
+
+    from voiceagent.agent.tools import ToolRegistry
+    from voiceagent.hub.broadcast import add_broadcast
+    from voiceagent.intents import LocalCommands
+    from voiceagent.tools import timers
+
+    heard: dict[str, list[str]] = {}
+    done = threading.Semaphore(0)
+
+    def announcer(room: str):
+        def say(text: str) -> None:
+            heard.setdefault(room, []).append(text)
+            done.release()
+        return say
+
+    rooms = ["kitchen", "bedroom", "hall"]
+    announcers = {room: announcer(room) for room in rooms}
+    registry = ToolRegistry(timers.make_tools(Timers(tmp_path / "timers.json")))
+    add_broadcast(registry, "kitchen", rooms, announcers)
+    found = LocalCommands(registry).match("broadcast that dinner is ready")
+    assert found is not None and found.tool == "broadcast", found
+    made = registry.get("broadcast")
+    assert made is not None
+    assert made(**found.args) == "Said in the bedroom and the hall: Dinner is ready."
+    for _ in range(2):
+        assert done.acquire(timeout=10)
+    assert heard == {"bedroom": ["Dinner is ready."], "hall": ["Dinner is ready."]}
+    # a house of one room (or a kiosk) has no one to tell: the plain sentence, no tool
+    one_room = ToolRegistry(timers.make_tools(Timers(tmp_path / "t.json")))
+    add_broadcast(one_room, "kitchen", ["kitchen"], announcers)
+    assert "broadcast" not in one_room
+    refused = LocalCommands(one_room).match("broadcast that dinner is ready")
+    assert refused is not None and refused.intent == "unsupported_calls", refused

@@ -74,6 +74,7 @@ class House:
             room = Room(place, self.shared, self._stack, index=len(self.rooms))
             first = not self.rooms
             self.rooms[room.name] = room
+            self.shared.announcers[room.name] = room.assistant.announce
         if first:
             self._prime(room)
         room.start(self.stop)

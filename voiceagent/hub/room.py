@@ -20,6 +20,7 @@ import dataclasses
 import functools
 import logging
 import threading
+from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import Any
@@ -52,6 +53,7 @@ from voiceagent.config import Config
 from voiceagent.connect import ChatSetup
 from voiceagent.front_end import ROOM
 from voiceagent.frontends import KioskFrontEnd, Replies, VoiceApprover
+from voiceagent.hub.broadcast import add_broadcast
 from voiceagent.hub.discovery import Place
 from voiceagent.hub.link import SatelliteLink
 from voiceagent.hub.room_timer import add_room_timer
@@ -79,6 +81,8 @@ class Shared:
     """Loaded by the first room (biased to the house's list names), then shared."""
     rooms: list[str] = dataclasses.field(default_factory=list)
     """The rooms known at start: a timer may be set for any of them ("in the bedroom")."""
+    announcers: dict[str, Callable[[str], None]] = dataclasses.field(default_factory=dict)
+    """Every room's `announce`, as rooms are added: what a broadcast says goes there."""
 
 
 def room_config(config: Config, room: str) -> Config:
@@ -117,6 +121,7 @@ class Room:
             player=self.speaker, events=events, synthesizer=shared.synthesizer,
             approve=approver, standby=True, chat=shared.chat.pinned(index))
         add_room_timer(self.assistant.agent.tools, config.data_dir, self.name, shared.rooms)
+        add_broadcast(self.assistant.agent.tools, self.name, shared.rooms, shared.announcers)
         if shared.transcriber is None:
             shared.transcriber = parts.transcriber
         early_end(config, self.assistant, self.recorder)

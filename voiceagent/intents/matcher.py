@@ -161,8 +161,10 @@ class LocalCommands:
         try:
             for result in recognize_all(said, self._intents):
                 candidate = self._candidate(result, said)
-                if candidate is not None and (best is None or candidate.score > best.score):
-                    best = candidate
+                if candidate is not None and (best is None or candidate.score > best.score or (
+                        candidate.score == best.score and best.match.tool is None
+                        and candidate.match.tool is not None)):
+                    best = candidate  # on the same words, what can be done beats a refusal
         except Exception:  # a matcher fault must never cost the turn: the LLM answers
             log.exception("local command matching failed on %r", said)
             return None

@@ -68,6 +68,7 @@ def readers(now: Clock) -> dict[str, Reader]:
         # an item no longer wanted: not a timer, list or note of ours ("I don't need the timer
         # anymore, cancel it" is no item)
         "unwanted": lambda text: None if mentions_own_tools(text) else items(text),
+        "message": lambda text: {"message": text.strip()} if text.strip() else None,
         "text": note_text, "expression": expression, "quantity": quantity,
         "to_unit": to_unit, "left": operand("left"), "right": operand("right"),
         "contact": contact, "device_name": device_name, "somewhere": somewhere,
