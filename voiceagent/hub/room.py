@@ -48,7 +48,7 @@ from voiceagent.agent.events import (
 )
 from voiceagent.agent.events import Event as TurnEvent
 from voiceagent.assistant import Assistant
-from voiceagent.build import build_assistant, build_parts
+from voiceagent.build import build_assistant, build_local_commands, build_parts
 from voiceagent.config import Config
 from voiceagent.connect import ChatSetup
 from voiceagent.front_end import ROOM
@@ -120,8 +120,11 @@ class Room:
             room_config(config, self.name), stack, front_end=ROOM, parts=parts,
             player=self.speaker, events=events, synthesizer=shared.synthesizer,
             approve=approver, standby=True, chat=shared.chat.pinned(index))
-        add_room_timer(self.assistant.agent.tools, config.data_dir, self.name, shared.rooms)
-        add_broadcast(self.assistant.agent.tools, self.name, shared.rooms, shared.announcers)
+        tools = self.assistant.agent.tools
+        add_room_timer(tools, config.data_dir, self.name, shared.rooms)
+        add_broadcast(tools, self.name, shared.rooms, shared.announcers)
+        if self.assistant.agent.local is not None:  # the house's tools' templates too
+            self.assistant.agent.local = build_local_commands(config, parts.toolbox)
         if shared.transcriber is None:
             shared.transcriber = parts.transcriber
         early_end(config, self.assistant, self.recorder)
