@@ -438,44 +438,37 @@ def test_more_time_on_a_running_timer_is_a_command(commands, said, add_to):
     assert found.args["add_to"] == add_to
 
 
-@pytest.mark.parametrize(("said", "args"), [
-    ("take 2 minutes off the timer", {"duration": "2 minutes", "take_from": "timer"}),
-    ("remove one minute from the pasta timer", {"duration": "1 minute", "take_from": "pasta"}),
-    ("shorten the timer by 30 seconds", {"duration": "30 seconds", "take_from": "timer"}),
-    ("subtract 5 minutes from the timer for pizza", {"duration": "5 minutes",
-                                                    "take_from": "pizza"}),
+@pytest.mark.parametrize(("said", "tool", "args"), [
+    # less time on a running timer
+    ("take 2 minutes off the timer", "set_timer", {"duration": "2 minutes",
+                                                   "take_from": "timer"}),
+    ("remove one minute from the pasta timer", "set_timer", {"duration": "1 minute",
+                                                             "take_from": "pasta"}),
+    ("shorten the timer by 30 seconds", "set_timer", {"duration": "30 seconds",
+                                                      "take_from": "timer"}),
+    ("subtract 5 minutes from the timer for pizza", "set_timer", {"duration": "5 minutes",
+                                                                  "take_from": "pizza"}),
+    # a timer held and run again; a word alone: the timer there is, else the model's
+    ("pause the timer", "pause_timer", {"which": "timer"}),
+    ("hold the pasta timer", "pause_timer", {"which": "pasta"}),
+    ("put the timer on hold", "pause_timer", {"which": "timer"}),
+    ("resume the timer", "pause_timer", {"which": "timer", "resume": True}),
+    ("unpause the egg timer", "pause_timer", {"which": "egg", "resume": True}),
+    ("start the timer again", "pause_timer", {"which": "timer", "resume": True}),
+    ("pause my 5 minute timer", "pause_timer", {"which": "5 minute"}),
+    ("resume the timer for pizza", "pause_timer", {"which": "pizza", "resume": True}),
+    ("pause", "pause_timer", {}), ("unpause", "pause_timer", {"resume": True}),
+    # an item no longer wanted, off the list it is on
+    ("i don't want eggs", "remove_from_list", {"items": "eggs"}),
+    ("we don't need milk anymore", "remove_from_list", {"items": "milk"}),
+    ("we already have bread", "remove_from_list", {"items": "bread"}),
+    ("i don't need eggs on the shopping list anymore", "remove_from_list",
+     {"items": "eggs", "list_name": "shopping"}),
 ])
-def test_less_time_on_a_running_timer_is_a_command(commands, said, args):
+def test_timers_held_or_shortened_and_items_no_longer_wanted_are_commands(
+        commands, said, tool, args):
     found = commands.match(said)
-    assert found is not None and found.tool == "set_timer", found
-    assert {k: found.args.get(k) for k in args} == args
-
-
-@pytest.mark.parametrize(("said", "args"), [
-    ("pause the timer", {"which": "timer"}), ("hold the pasta timer", {"which": "pasta"}),
-    ("put the timer on hold", {"which": "timer"}),
-    ("resume the timer", {"which": "timer", "resume": True}),
-    ("unpause the egg timer", {"which": "egg", "resume": True}),
-    ("start the timer again", {"which": "timer", "resume": True}),
-    ("pause my 5 minute timer", {"which": "5 minute"}),
-    ("resume the timer for pizza", {"which": "pizza", "resume": True}),
-    ("pause", {}), ("unpause", {"resume": True}),  # the timer there is; else the model's
-])
-def test_pausing_and_resuming_a_timer_are_commands(commands, said, args):
-    found = commands.match(said)
-    assert found is not None and found.tool == "pause_timer", found
-    assert found.args == args
-
-
-@pytest.mark.parametrize(("said", "args"), [
-    ("i don't want eggs", {"items": "eggs"}), ("we don't need milk anymore", {"items": "milk"}),
-    ("we already have bread", {"items": "bread"}),
-    ("i don't need eggs on the shopping list anymore", {"items": "eggs",
-                                                        "list_name": "shopping"}),
-])
-def test_an_item_no_longer_wanted_is_a_command(commands, said, args):
-    found = commands.match(said)
-    assert found is not None and found.tool == "remove_from_list", found
+    assert found is not None and found.tool == tool, found
     assert found.args == args
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import threading
+from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -20,6 +21,7 @@ from voiceagent.agent.events import Events
 from voiceagent.agent.example import worked_example
 from voiceagent.agent.loop import Agent, LocalMatcher
 from voiceagent.agent.session import SessionStore
+from voiceagent.agent.tools import ToolRegistry
 from voiceagent.assistant import Assistant
 from voiceagent.config import Config
 from voiceagent.connect import ChatSetup, closed_at_exit, connect_model
@@ -55,10 +57,12 @@ class Parts:
 
 def build_parts(config: Config, stack: ExitStack, *, front_end: FrontEnd,
                 with_transcriber: bool = True, transcriber: Transcriber | None = None,
-                room: str = "") -> Parts:
+                room: str = "",
+                more_tools: Callable[[ToolRegistry], None] | None = None) -> Parts:
     """The session, clock, tools, prompt, local commands and transcriber for `front_end`;
     `transcriber` is one several assistants share (the hub's rooms), `room` the room this
-    one serves (its timers ring only there)."""
+    one serves (its timers ring only there); `more_tools` adds tools of its own (the hub's:
+    a timer in another room, a broadcast) before the prompt and the templates are made."""
     session = SessionStore(
         config.data_dir / "sessions" / f"{config.session.name}.jsonl", config.session.max_turns,
         history_chars(config),
@@ -70,6 +74,8 @@ def build_parts(config: Config, stack: ExitStack, *, front_end: FrontEnd,
     forget = threading.Event()
     toolbox = build_toolbox(config, stack, ToolContext(
         config.data_dir, front_end, reset_conversation=forget.set, clock=clock, room=room))
+    if more_tools is not None:
+        more_tools(toolbox.registry)
     if transcriber is None and with_transcriber:
         transcriber = build_transcriber(config, toolbox.vocabulary)
     return Parts(

@@ -47,8 +47,9 @@ from voiceagent.agent.events import (
     TurnStart,
 )
 from voiceagent.agent.events import Event as TurnEvent
+from voiceagent.agent.tools import ToolRegistry
 from voiceagent.assistant import Assistant
-from voiceagent.build import build_assistant, build_local_commands, build_parts
+from voiceagent.build import build_assistant, build_parts
 from voiceagent.config import Config
 from voiceagent.connect import ChatSetup
 from voiceagent.front_end import ROOM
@@ -112,19 +113,20 @@ class Room:
         events.subscribe(RoomLog(self.name))
         events.subscribe(self._tell_satellite)
         replies = Replies(config.audio.listen_timeout_s)
+
+        def house_tools(tools: ToolRegistry) -> None:
+            add_room_timer(tools, config.data_dir, self.name, shared.rooms)
+            add_broadcast(tools, self.name, shared.rooms, shared.announcers)
+
         parts = build_parts(room_config(config, self.name), stack, front_end=ROOM,
-                            transcriber=shared.transcriber, room=self.name)
+                            transcriber=shared.transcriber, room=self.name,
+                            more_tools=house_tools)
         say_now = functools.partial(speak, shared.synthesizer, self.speaker, events)
         approver = VoiceApprover(replies, parts.transcriber, say_now)
         self.assistant: Assistant = build_assistant(
             room_config(config, self.name), stack, front_end=ROOM, parts=parts,
             player=self.speaker, events=events, synthesizer=shared.synthesizer,
             approve=approver, standby=True, chat=shared.chat.pinned(index))
-        tools = self.assistant.agent.tools
-        add_room_timer(tools, config.data_dir, self.name, shared.rooms)
-        add_broadcast(tools, self.name, shared.rooms, shared.announcers)
-        if self.assistant.agent.local is not None:  # the house's tools' templates too
-            self.assistant.agent.local = build_local_commands(config, parts.toolbox)
         if shared.transcriber is None:
             shared.transcriber = parts.transcriber
         early_end(config, self.assistant, self.recorder)

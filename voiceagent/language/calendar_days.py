@@ -66,7 +66,7 @@ def date_spans(words: list[str]) -> list[tuple[int, int]]:
             continue
         found = [(start, end) for start in range(max(0, at - 4), at + 1)
                  for end in range(at + 1, min(len(words), at + 5) + 1)
-                 if (spans == [] or start >= spans[-1][1])
+                 if (not spans or start >= spans[-1][1])
                  and (day := calendar_day(" ".join(words[start:end]))) is not None and day.day]
         if found:
             spans.append(max(found, key=lambda span: span[1] - span[0]))
