@@ -13,6 +13,7 @@ from voiceagent.language.asking import asks_only
     "can you tell me what time it is", "hey olly please tell me the pending reminders",
     "tell me about the alarm timings",
     "please tell me if my timer is still running", "what time is it please",
+    "can i see my work lists", "let me check my shopping list",
 ])
 def test_questions_for_information(said):
     assert asks_only(tokens(said))
@@ -23,7 +24,7 @@ def test_questions_for_information(said):
     "is it possible to set an alarm for 7 am", "could you set an alarm",
     "let me know when the timer is done", "tell me when it's five",  # told later: a reminder
     "remind me to call mom", "remind me about the dentist at 5", "what about ten minutes",
-    "checkout today set alarm of ten am",
+    "checkout today set alarm of ten am", "let me see, add milk to the list",
 ])
 def test_requests_to_do_something(said):
     assert not asks_only(tokens(said))

@@ -118,3 +118,29 @@ def test_a_pronoun_is_no_item(tmp_path):
     with pytest.raises(ToolError, match="names no item"):
         add(list_name="shopping", items="put it on the shopping list")
     assert add(list_name="shopping", items="coffee") == "Added coffee to your new shopping list."
+
+
+@pytest.mark.parametrize(("said", "named"), [
+    ("list the items on my shopping list olly", "shopping"),
+    ("can i see my work lists", "work"),
+    ("what's on my to-do list", "to-do"),
+    ("read out my shopping list for today", "shopping"),
+    ("what is on my list", ""),
+    ("all my lists", ""),
+    ("list all my lists", ""),
+    ("list the items", ""),
+    ("remove milk from the list", ""),
+])
+def test_the_list_a_request_names(tmp_path, said: str, named: str):
+    _, lists = make_tools(tmp_path, {}, FakeClock())
+    assert lists.said(said) == named
+
+
+@pytest.mark.parametrize(("called", "stored"), [
+    ("new grocery", "grocery"), ("a brand new packing list", "packing"),
+    ("another to do list", "to-do"), ("new york trip", "new-york-trip"),
+    ("new", "new"), ("my new year's resolutions", "new-year-resolutions"),
+])
+def test_a_list_said_to_be_new_is_named_without_the_word(tmp_path, called: str, stored: str):
+    _, lists = make_tools(tmp_path, {}, FakeClock())
+    assert lists.resolve(called, must_exist=False) == stored

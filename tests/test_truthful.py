@@ -982,3 +982,21 @@ def test_a_clause_said_before_the_rest_was_held_back_is_closed_plainly(tools):
                                         "the last week")
     assert spoken.startswith("To list the subjects")
     assert "Anna" not in spoken and spoken.endswith(".") and "can't" in spoken, spoken
+
+
+def test_a_list_named_reaches_the_call_that_left_it_out(tools):
+    """"list the items on my shopping list olly" -> read_list() -> "Your lists: shopping and
+    to-do." (the 1.5B on SLURP devel): the list the user named is read, not every name."""
+    tools.run(ToolCall("c0", "add_to_list", {"list_name": "shopping", "items": "milk, eggs"}))
+    model = ScriptedChatModel().enqueue(calls(("read_list", {})))
+    result, spoken = run(model, tools, "list the items on my shopping list olly")
+    assert spoken == "Your shopping list has 2 items: milk and eggs."
+    model = ScriptedChatModel().enqueue(calls(("read_list", {"list_name": "olly"})))
+    result, spoken = run(model, tools, "list the items on my shopping list olly")
+    assert spoken == "Your shopping list has 2 items: milk and eggs."  # the name it said
+    model = ScriptedChatModel().enqueue(calls(("read_list", {})))
+    result, spoken = run(model, tools, "what's on all my lists")
+    assert spoken.startswith("Your lists:")
+    model = ScriptedChatModel().enqueue(calls(("remove_from_list", {"items": "milk"})))
+    result, spoken = run(model, tools, "take milk off the shopping list")
+    assert spoken == "Removed milk from your shopping list."

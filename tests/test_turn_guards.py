@@ -179,9 +179,10 @@ def test_an_optional_argument_partly_said_keeps_the_users_part(
     ("get_time", {"place": "any"}, "what time is it", "It is "),  # only a filler word
     ("set_timer", {"duration": "5 minutes", "label": "workout"},
      "set a timer for five minutes", "5 minutes"),
-    # the assistant's name is whom the user speaks to, not what they want (SLURP devel)
+    # the assistant's name is whom the user speaks to, not what they want (SLURP devel);
+    # the list read is the one they named
     ("read_list", {"list_name": "olly"}, "list the items on my shopping list olly",
-     "lists yet"),
+     "no shopping list yet"),
     ("get_time", {"place": "Alexa"}, "Alexa, what time is it?", "It is "),
 ])
 def test_a_made_up_optional_argument_is_left_out_and_the_call_runs(

@@ -5,7 +5,8 @@ must reach the call: the 1.5B set both for tomorrow, and told so, repeated the s
 until the turn's time ran out. The words are the user's, so the turn adds them to the call
 itself (`carry`). A length said for a timer must be the length called (`dropped`: the model
 is told). Which words must be carried is data: `Tool.carries` names a lexicon set ("days")
-and the parameters that hold its words.
+and the parameters that hold its words. A name said for an optional parameter the call left
+empty is put in too (`Tool.found`: "on my shopping list" -> read_list("shopping")).
 """
 
 from __future__ import annotations
@@ -35,6 +36,11 @@ def carry(tool: Tool, args: dict[str, Any], utterance: str,
     said = tokens(utterance)
     qualifiers = lex.words("day_qualifiers")
     args, added = dict(args), []
+    for param, _ in tool.found:
+        value = args.get(param)
+        if (value is None or value == "") and (name := named(tool, param, utterance)):
+            args[param] = name  # a string already there is the model's: grounding reads it
+            added.append(name)
     for word_set, params in tool.carries:
         if word_set in OWN_WORDS_ONLY:
             args |= _only_said(word_set, params, args, said + tokens(heard))
@@ -60,6 +66,13 @@ def carry(tool: Tool, args: dict[str, Any], utterance: str,
                 args[first] = f"{str(args.get(first, '')).strip()} {term}".strip()
                 added.append(term)
     return args, added
+
+
+def named(tool: Tool, param: str, utterance: str) -> str:
+    """What the user named for `param` in `utterance` (`Tool.found`), or ''. Also the value
+    of a parameter grounding drops: the 1.5B passed list_name="olly" for "list the items on
+    my shopping list olly"."""
+    return next((find(utterance) for p, find in tool.found if p == param), "")
 
 
 def _only_said(word_set: str, params: tuple[str, ...], args: dict[str, Any],

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from voiceagent.agent.carried import carry
+from voiceagent.agent.carried import carry, named
 from voiceagent.agent.grounding import ground
 from voiceagent.agent.messages import ToolCall
 from voiceagent.agent.tools import ToolRegistry
@@ -128,6 +128,11 @@ class CallPolicy:
         if grounding.drop or grounding.trim:
             kept = {k: v for k, v in call.args.items() if k not in grounding.drop}
             kept |= dict(grounding.trim)
+            instead = {k: name for k in grounding.drop
+                       if (name := named(tool, k, f"{self.said.answering} {self.said.now}"))}
+            kept |= instead
+            if instead:
+                note = tell_model("carried", words=", ".join(instead.values()))
             dropped = ", ".join([f"{k} {call.args[k]!r}" for k in grounding.drop]
                                 + [f"{k} {call.args[k]!r} beyond {v!r}"
                                    for k, v in grounding.trim])

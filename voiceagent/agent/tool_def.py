@@ -59,6 +59,10 @@ class Tool:
     carries: tuple[tuple[str, tuple[str, ...]], ...] = ()
     """(lexicon word set, parameters): words of that set the user said must be in one of
     those parameters ("days", ("time", "label")): the inverse of `grounded`."""
+    found: tuple[tuple[str, Callable[[str], str]], ...] = ()
+    """(parameter, finder): the value the user named for an optional parameter the call
+    left empty, found in their words ("list the items on my shopping list" -> read_list()
+    reads "shopping", not every list's name)."""
     creates: tuple[tuple[str, str], ...] = ()
     """(parameter, lexicon word set): a value that names nothing that exists yet (`known`)
     makes a new thing, which only a request that speaks of one may do: a word of that set
@@ -97,6 +101,7 @@ def tool(
     known: Mapping[str, Callable[[str], bool]] | None = None,
     asked_by: Mapping[str, str] | None = None,
     creates: Mapping[str, str] | None = None,
+    found: Mapping[str, Callable[[str], str]] | None = None,
 ) -> Any:
     """Decorator: `@tool` or `@tool(needs_approval=True, ...)` turns a function into a Tool.
     Used bare on an existing function too: `tool(func, speaks_result=True)`.
@@ -126,6 +131,7 @@ def tool(
             known=tuple((known or {}).items()),
             asked_by=tuple((asked_by or {}).items()),
             creates=tuple((creates or {}).items()),
+            found=tuple((found or {}).items()),
         )
 
     return wrap(func) if func is not None else wrap

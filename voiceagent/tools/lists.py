@@ -25,10 +25,14 @@ _LEX = lexicon()
 
 
 def _slug(name: str) -> str:
-    """'My Shopping List' -> 'shopping'; 'to do' -> 'to-do'."""
+    """'My Shopping List' -> 'shopping'; 'to do' -> 'to-do'; 'new grocery' -> 'grocery'."""
     words = re.sub(r"[^a-z0-9]+", " ", name.lower().replace("'s ", " ")).split()
     while words and words[0] in _LEX.words("determiners"):
         words.pop(0)
+    fresh = _LEX.find("fresh_words", words)
+    if fresh and fresh[0][0] == 0 and fresh[0][1] < len(words) and not _LEX.find(
+            "new_names", words[:3]):
+        words = words[fresh[0][1]:]  # "a new grocery list": the grocery list
     while words and singular(words[-1]) in _LEX.words("list_words"):
         words.pop()
     return "-".join(words)
@@ -116,6 +120,22 @@ class Lists:
             raise ToolError(f"there is no {slug!r} list. Your lists: {self._known()}.")
         return slug
 
+    def said(self, utterance: str) -> str:
+        """The list named in `utterance` as "<name> list": 'list the items on my shopping list
+        olly' -> 'shopping'; '' when none is ("what's on my list", "all my lists")."""
+        words = re.sub(r"[^a-z0-9' -]+", " ", utterance.lower()).split()
+        stop = _LEX.words("list_stop") | _LEX.words("determiners")
+        for at, word in enumerate(words):
+            if singular(word) not in _LEX.words("list_words"):
+                continue
+            start = at
+            while start > 0 and at - start < 3 and words[start - 1] not in stop:
+                start -= 1
+            slug = _slug(" ".join(words[start:at]))
+            if slug and not _all_lists(slug):
+                return slug
+        return ""
+
     def exists(self, name: str) -> bool:
         """`name` is a list the user has, or one of the configured names (shopping, to-do)."""
         slug = _slug(name)
@@ -181,7 +201,8 @@ def make_tools(data_dir: Path, aliases: dict[str, str],
         return Outcome(f"Added {spoken_join(added)} to your {'new ' if new else ''}{name} list.",
                        (Ref("list", "added", key=name, items=tuple(added)),))
 
-    @tool(speaks_result=True, grounded=("list_name",), known={"list_name": lists.exists})
+    @tool(speaks_result=True, grounded=("list_name",), known={"list_name": lists.exists},
+          found={"list_name": lists.said})
     def read_list(list_name: str = "") -> Outcome | str:
         """What is on a list, or which lists there are.
 
@@ -202,7 +223,8 @@ def make_tools(data_dir: Path, aliases: dict[str, str],
         return Outcome(f"Your {name} list has {count}: {spoken_join(items)}.", read)
 
     @tool(speaks_result=True, writes=True, grounded=("items",),
-          known={"list_name": lists.exists}, asks={"items": say("ask_removed")})
+          known={"list_name": lists.exists}, asks={"items": say("ask_removed")},
+          found={"list_name": lists.said})
     def remove_from_list(items: str, list_name: str = "") -> Outcome | str:
         """Remove, delete or tick off items from a list.
 
