@@ -277,6 +277,34 @@ def test_a_function_of_the_last_result(tools, said, value):
     assert value in s.say(said)
 
 
+def test_a_part_or_a_multiple_of_a_result_is_a_number_the_user_said(tools):
+    """"what's 12 times 12", "minus 44", "and half of that?": the call "0.5 times 100" was
+    refused for numbers nobody said (0, 5) and the model answered; "half" says 0.5."""
+    s = Session(tools)
+    s.say("what's 12 times 12")
+    assert "100" in s.say("minus 44")
+    assert s.say("and half of that?").endswith("is 50.")
+    assert s.say("double it").endswith("is 100.")
+    assert "33.3" in s.say("a third of that")
+
+
+def test_an_item_put_on_it_goes_on_the_list_just_read_and_comes_off_again(tools):
+    """"what's on my to-do list" (none yet), "add call the dentist to it": refused as a
+    calendar call; "it" is the list just read, found or not."""
+    s = Session(tools)
+    s.say("what's on my to-do list")
+    assert "dded call the dentist to your new to-do list" in s.say("add call the dentist to it")
+    s.say("actually take it off again")
+    assert s.read("to-do").endswith("our to-do list is empty.")
+
+
+def test_and_one_for_a_length_is_one_more_timer(tools):
+    s = Session(tools)
+    s.say("set a timer for 5 minutes")
+    assert "15 minutes" in s.say("and one for 15 minutes")
+    assert "5 minute" in s.timers() and "15 minute" in s.timers()
+
+
 def test_a_correction_in_two_fragments_splits_where_an_item_just_added_ends(tools):
     s = Session(tools)
     s.say("Add bread and eggs to my shopping list.")

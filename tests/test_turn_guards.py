@@ -106,7 +106,7 @@ def test_an_invented_list_item_is_never_written_and_the_model_hears_why(tools):
     (_, text, is_error, _refs, _ran), = result.tool_calls
     assert is_error and "bananas" in text
     # nothing was written: the list does not even exist
-    assert tools.get("read_list").func(list_name="shopping").startswith("You have no shopping")
+    assert tools.get("read_list")(list_name="shopping").startswith("You have no shopping")
     assert spoken == say("ask_items")  # none of the items was said: the user is asked
     assert "rror" not in spoken
 

@@ -24,7 +24,7 @@ from voiceagent.agent.destroying import (
 from voiceagent.agent.tools import Tool
 from voiceagent.language import lexicon, say, tokens
 from voiceagent.language.asking import without_name
-from voiceagent.language.numbers import ordinals
+from voiceagent.language.numbers import numbers_meant, ordinals
 from voiceagent.language.plural import singular
 from voiceagent.language.topics import Topic, topics_of
 from voiceagent.tools.words import numbers_in
@@ -92,7 +92,7 @@ def unsaid_words(value: str, utterance: str) -> list[str]:
     """The content words of `value` that do not occur in `utterance` (forgiving plurals,
     number words, spacing and small misspellings; unit factors when units were named)."""
     lex = lexicon()
-    spoken = words(utterance)
+    spoken = words(utterance) + words(" ".join(numbers_meant(utterance)))
     heard = {singular(w.removesuffix("'s")) for w in spoken}
     joined = " ".join(spoken)
     factors = UNIT_FACTORS if lex.has("units", utterance) or "%" in utterance else set()

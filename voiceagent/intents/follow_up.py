@@ -28,6 +28,7 @@ from voiceagent.intents.again import AGAIN, asked_again
 from voiceagent.intents.list_follow_ups import (
     alike,
     more_items,
+    put_on,
     replace_item,
     same_item,
     take_off,
@@ -98,6 +99,7 @@ class FollowUps:
             "cancel": self._cancel, "undo": self._undo, "change": self._change,
             "correct": self._correct, "read": self._read, "which": self._which,
             "arith": self._arith, "more": self._more, "take_off": _take_off_said,
+            "put_on": lambda pointer, refs: put_on(pointer.words.get("more", ""), refs),
             "again": lambda pointer, refs: asked_again(pointer.words.get("new", ""), refs),
             **{name: _on_words(do) for name, do in TIMER_FOLLOW_UPS.items()},
             "length_said": _nothing, "note_said": _nothing, "items_said": _nothing}

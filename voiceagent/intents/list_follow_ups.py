@@ -22,6 +22,18 @@ def take_off(gone: str, refs: list[Ref]) -> list[LocalMatch]:
                        {"list_name": lists.pop(), **found})] if found else []
 
 
+def put_on(more: str, refs: list[Ref]) -> list[LocalMatch]:
+    """What the user puts on "it", the one list the last exchange touched: "add call the
+    dentist to it" after the to-do list was read out (or found missing). Said with "to it",
+    a command word starts an item ("call", "pay")."""
+    lists = {r.key for r in refs if r.kind == "list"}
+    if len(lists) != 1 or not tokens(more):
+        return []
+    found = slots.items(more)
+    return [LocalMatch("list_put_on", "add_to_list",
+                       {"list_name": lists.pop(), **found})] if found else []
+
+
 def more_items(more: str, refs: list[Ref]) -> list[LocalMatch]:
     """`more` on the one list the last exchange added to, or off the one it took from;
     only when `more` reads as items the way the list templates read them, and starts

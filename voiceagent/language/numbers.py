@@ -134,6 +134,21 @@ _FRACTIONS = _LEX.values("fractions")
 _COUNTS = _LEX.values("count_words")
 
 
+def numbers_meant(text: str) -> list[str]:
+    """The numbers that words of `text` stand for without a digit or a number word: "half"
+    0.5 and 1/2, "a third" 0.3333333333 and 1/3, "double" 2; a call that writes them as
+    numbers ("0.5 times 144" for "half of that") uses only what the user said."""
+    from fractions import Fraction
+
+    from voiceagent.language.plural import singular
+
+    stands = {**_FRACTIONS, **_LEX.values("multipliers")}
+    meant = [stands[singular(w)] for w in re.findall(r"[a-z]+", text.lower())
+             if singular(w) in stands]
+    return [form for n in meant
+            for form in (f"{n:.10g}", str(Fraction(n).limit_denominator(100)))]
+
+
 def amounts(text: str, unit: str) -> str:
     """`text` in lower case, its numbers as digits, and spoken fractions and counts folded
     into the number before a unit (`unit`, a regular expression): "an hour and a half" ->

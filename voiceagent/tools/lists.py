@@ -213,10 +213,10 @@ def make_tools(data_dir: Path, aliases: dict[str, str],
             names = lists.names()
             return f"Your lists: {spoken_join(names)}." if names else "You have no lists yet."
         name = lists.resolve(list_name, must_exist=False)
-        if lists.missing(name):
-            return str(lists.missing(name))
         items = lists.read(name)
-        read = (Ref("list", "read", key=name, items=tuple(items)),)
+        read = (Ref("list", "read", key=name, items=tuple(items)),)  # "add ... to it" next
+        if lists.missing(name):
+            return Outcome(str(lists.missing(name)), read)
         if not items:
             return Outcome(f"Your {name} list is empty.", read)
         count = f"{len(items)} item{'s' if len(items) != 1 else ''}"
