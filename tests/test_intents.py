@@ -296,6 +296,9 @@ MATHS = [
     ("what's 2 to the power of 10", "calculate", {"expression": "2 to the power of 10"}),
     ("calculate 3 plus 4 times 2", "calculate", {"expression": "3 plus 4 times 2"}),
     ("what's two plus two", "calculate", {"expression": "two plus two"}),
+    # SLURP devel: the answer or the result of a sum (not a game's result: news)
+    ("what is the answer to two plus two", "calculate", {"expression": "two plus two"}),
+    ("what's the result of 17 times 3", "calculate", {"expression": "17 times 3"}),
     ("add 5 and 7", "calculate", {"expression": "5 plus 7"}),
     ("multiply six by seven", "calculate", {"expression": "six times seven"}),
     ("subtract 3 from 10", "calculate", {"expression": "10 minus 3"}),
