@@ -320,6 +320,8 @@ def test_the_time_is_not_the_whole_answer_to_a_question_about_a_span(tools):
     "items (string): what to add, in the user's words.",
     # a stock sample value for what the model cannot know ("what's the address for alex")
     "The address for Alex is 123 Elm Street, Anytown, USA.",
+    # a function made up (SLURP devel: "post new status on facebook time to celebrate")
+    'You can use the "post_status" function to post it.',
 ])
 def test_error_text_json_and_placeholders_are_never_spoken(tools, reply: str):
     assert unspeakable(reply)

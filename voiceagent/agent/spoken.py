@@ -37,6 +37,12 @@ city or country ...", "arguments: none"): the 1.5B read them out as an answer (t
 
 
 
+_IDENTIFIER = re.compile(r"\b[a-z][a-z0-9]*_[a-z0-9_]*[a-z0-9]\b", re.I)
+"""A name written for code ("post_status"): no sentence for the ear has one. Asked "post new
+status on facebook time to celebrate", the 1.5B answered "you can use the "post_status"
+function", a tool that does not exist."""
+
+
 def _words(text: str) -> list[str]:
     return re.findall(r"[a-z0-9']+", text.lower())
 
@@ -191,6 +197,8 @@ def unspeakable(sentence: str, facts: Facts | None = None) -> str:
         return "placeholder"
     if _SCHEMA.search(sentence):
         return "tool schema"
+    if _IDENTIFIER.search(sentence):
+        return "a name from code"
     if facts is None:
         return ""
     if facts.tool_names & set(re.findall(r"[a-z][a-z0-9_]*", sentence.lower())):
