@@ -298,6 +298,18 @@ def test_an_item_put_on_it_goes_on_the_list_just_read_and_comes_off_again(tools)
     assert s.read("to-do").endswith("our to-do list is empty.")
 
 
+def test_an_item_scratched_or_done_comes_off_by_the_words_said(tools):
+    """"scratch the onions" went to the model (refused), "i've done the passport one, take it
+    off" took both items just added: the one named comes off, by part of its words too."""
+    s = Session(tools)
+    s.say("add rice, beans and onions to my shopping list")
+    assert "onions" in s.say("scratch the onions")
+    assert s.say("read it back to me").endswith("rice and beans.")
+    s.say("put renew passport and book flights on my to do list")
+    assert "renew passport" in s.say("i've done the passport one, take it off")
+    assert s.read("to-do").endswith("1 item: book flights.")
+
+
 def test_and_one_for_a_length_is_one_more_timer(tools):
     s = Session(tools)
     s.say("set a timer for 5 minutes")

@@ -17,6 +17,7 @@ def take_off(gone: str, refs: list[Ref]) -> list[LocalMatch]:
     lists = {r.key for r in refs if r.kind == "list"}
     if len(lists) != 1 or not set(tokens(gone)) - lexicon().words("pointing"):
         return []
+    gone = _the_one_meant(gone, [i for r in refs if r.kind == "list" for i in r.items])
     found = slots.items(gone)
     return [LocalMatch("list_take_off", "remove_from_list",
                        {"list_name": lists.pop(), **found})] if found else []
@@ -59,6 +60,16 @@ def replace_item(on: Ref, old: str, new: str) -> list[LocalMatch]:
         return []
     return [LocalMatch("list_remove", "remove_from_list", {"list_name": on.key, "items": old}),
             LocalMatch("list_add", "add_to_list", {"list_name": on.key, **items})]
+
+
+def _the_one_meant(said: str, items: list[str]) -> str:
+    """The one item of `items` that `said` names by part of it ("the passport one" ->
+    "renew passport"); `said` itself when it names one whole, none, or several."""
+    words = set(_norm(said)) - {"one"}
+    if not words or any(same_item(said, i) for i in items):
+        return said
+    meant = [i for i in items if words <= set(_norm(i))]
+    return meant[0] if len(meant) == 1 else said
 
 
 def _norm(text: str) -> list[str]:
