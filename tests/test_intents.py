@@ -424,6 +424,9 @@ def test_requests_nothing_here_serves_get_an_honest_sentence_and_no_tool(command
     ("add 5 minutes to my alarm", "timer_change", "I can't change a running timer or alarm "
      "that way: I can add or take off time, pause or resume a timer, cancel it, or set a new "
      "one."),
+    # arithmetic asked for without its numbers is asked back (SLURP devel)
+    ("solve math issue", "ask_sum", "What should I work out?"),
+    ("can you help me with my math homework", "ask_sum", "What should I work out?"),
 ])
 def test_stop_thanks_and_timer_changes_need_no_tool(commands, said, intent, reply):
     assert commands.match(said) == LocalMatch(intent, None, {}, reply)
