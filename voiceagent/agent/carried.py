@@ -36,9 +36,9 @@ def carry(tool: Tool, args: dict[str, Any], utterance: str,
     said = tokens(utterance)
     qualifiers = lex.words("day_qualifiers")
     args, added = dict(args), []
-    for param, _ in tool.found:
+    for param, find in tool.found:
         value = args.get(param)
-        if (value is None or value == "") and (name := named(tool, param, utterance)):
+        if (value is None or value == "") and (name := find(utterance)):
             args[param] = name  # a string already there is the model's: grounding reads it
             added.append(name)
     for word_set, params in tool.carries:

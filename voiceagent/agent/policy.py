@@ -131,8 +131,8 @@ class CallPolicy:
             instead = {k: name for k in grounding.drop
                        if (name := named(tool, k, f"{self.said.answering} {self.said.now}"))}
             kept |= instead
-            if instead:
-                note = tell_model("carried", words=", ".join(instead.values()))
+            if instead:  # with what carry added, if anything
+                note = tell_model("carried", words=", ".join([*added, *instead.values()]))
             dropped = ", ".join([f"{k} {call.args[k]!r}" for k in grounding.drop]
                                 + [f"{k} {call.args[k]!r} beyond {v!r}"
                                    for k, v in grounding.trim])

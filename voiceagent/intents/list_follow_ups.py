@@ -14,25 +14,30 @@ from voiceagent.language import lexicon, tokens
 def take_off(gone: str, refs: list[Ref]) -> list[LocalMatch]:
     """What the user names off the one list the last exchange touched: "take the bananas
     off" after the list was read out (not "take it off": that is cancel's)."""
-    lists = {r.key for r in refs if r.kind == "list"}
-    if len(lists) != 1 or not set(tokens(gone)) - lexicon().words("pointing"):
+    touched = _one_list(refs)
+    if touched is None or not set(tokens(gone)) - lexicon().words("pointing"):
         return []
     gone = _the_one_meant(gone, [i for r in refs if r.kind == "list" for i in r.items])
     found = slots.items(gone)
     return [LocalMatch("list_take_off", "remove_from_list",
-                       {"list_name": lists.pop(), **found})] if found else []
+                       {"list_name": touched, **found})] if found else []
 
 
 def put_on(more: str, refs: list[Ref]) -> list[LocalMatch]:
     """What the user puts on "it", the one list the last exchange touched: "add call the
     dentist to it" after the to-do list was read out (or found missing). Said with "to it",
     a command word starts an item ("call", "pay")."""
-    lists = {r.key for r in refs if r.kind == "list"}
-    if len(lists) != 1 or not tokens(more):
-        return []
-    found = slots.items(more)
+    touched = _one_list(refs)
+    found = slots.items(more) if touched is not None and tokens(more) else None
     return [LocalMatch("list_put_on", "add_to_list",
-                       {"list_name": lists.pop(), **found})] if found else []
+                       {"list_name": touched, **found})] if found else []
+
+
+def _one_list(refs: list[Ref]) -> str | None:
+    """The one list the last exchange touched (added to, read, taken from); None for none or
+    several."""
+    lists = {r.key for r in refs if r.kind == "list"}
+    return lists.pop() if len(lists) == 1 else None
 
 
 def more_items(more: str, refs: list[Ref]) -> list[LocalMatch]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from fractions import Fraction
 
 from voiceagent.language.lexicon import lexicon
 from voiceagent.language.templates import Found
@@ -138,8 +139,6 @@ def numbers_meant(text: str) -> list[str]:
     """The numbers that words of `text` stand for without a digit or a number word: "half"
     0.5 and 1/2, "a third" 0.3333333333 and 1/3, "double" 2; a call that writes them as
     numbers ("0.5 times 144" for "half of that") uses only what the user said."""
-    from fractions import Fraction
-
     from voiceagent.language.plural import singular
 
     stands = {**_FRACTIONS, **_LEX.values("multipliers")}
