@@ -122,3 +122,31 @@ def test_a_minute_of_digital_silence_does_not_make_it_deaf() -> None:
         vad(np.zeros(BLOCK, dtype=np.float32))
     scores = [vad(request[i:i + BLOCK]) for i in range(0, len(request) - BLOCK, BLOCK)]
     assert sum(p >= 0.5 for p in scores) >= 10
+
+
+def test_minutes_of_room_noise_do_not_make_it_deaf() -> None:
+    """Silero's state drifted on steady noise too: after 2 min of a fan-like hiss 34 dB below
+    nothing, a real request scored below the threshold on every block (0 of 98), and the
+    kiosk (one VAD for the whole stream) no longer heard anyone. The state is cleared after
+    `STALE_S` without speech, so the request is heard and cut whole."""
+    from pathlib import Path
+
+    from voiceagent.audio import load_audio
+    from voiceagent.speech.cutter import UtteranceCutter
+
+    request = load_audio(Path(__file__).parent / "data" / "real" /
+                         "add_apples_to_my_shopping_list.flac").samples
+    room = noise(121.0, level=0.01, seed=3).samples
+    stream = room.copy()
+    start = len(room) - len(request) - STT_RATE
+    stream[start: start + len(request)] += request
+    cutter = UtteranceCutter(SileroVAD())
+    cuts = []
+    for i in range(len(stream) // BLOCK):
+        utterance = cutter.push(stream[i * BLOCK:(i + 1) * BLOCK])
+        if utterance is not None:
+            cuts.append(((i + 1) * BLOCK, len(utterance.audio.samples)))
+    heard = [(end, length) for end, length in cuts if end > start]
+    assert heard, f"the request after 2 min of noise was not heard (cuts: {cuts})"
+    end, length = heard[0]
+    assert length >= 1.0 * STT_RATE, "only part of the request was cut"
