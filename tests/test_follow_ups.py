@@ -530,7 +530,8 @@ def test_more_time_after_a_list_add_is_no_timer(tools):
     assert s.timers().endswith("no timers or alarms set.")
 
 
-@pytest.mark.parametrize("again", ["how many days until then", "when is that"])
+@pytest.mark.parametrize("again", ["how many days until then", "when is that",
+                                   "how many days away is that", "how far off is that"])
 def test_the_day_just_asked_about_asked_again_another_way(tools, again):
     """"what day of the week is christmas this year" "how many days until then": the model
     called get_time() and the user heard today's date."""
@@ -540,3 +541,38 @@ def test_the_day_just_asked_about_asked_again_another_way(tools, again):
     s.say("what's the date")  # asked of no day: nothing to ask again
     s.model.enqueue("Until when?")
     assert s.say("how many days until then") == "Until when?"
+
+
+@pytest.mark.parametrize("ask", ["and how many grams is that", "what's that in grams",
+                                 "and in grams?", "convert that to grams"])
+def test_the_amount_just_converted_in_another_unit(tools, ask):
+    """"how many ounces in a pound" "and how many grams is that": the model answered from
+    itself, "16 ounces is approximately 473.2 grams" (it is 453.6)."""
+    s = Session(tools)
+    s.say("how many ounces in a pound")
+    assert "453.59" in s.say(ask) and calls_of_last_turn(s)[0][0] == "convert_units"
+    s.say("what's 6 times 7")  # a sum has no unit to put it in
+    s.model.enqueue("Grams of what?")
+    assert s.say("what's that in grams") == "Grams of what?"
+
+
+def test_everything_just_read_bought_comes_off_that_list(tools):
+    """"ok i bought all that, you can clear it" after the list was read: the clause ran into
+    the item ("all that, you can clear it" is not on your list)."""
+    s = Session(tools)
+    s.say("add bread and jam to my shopping list")
+    s.say("add call the bank to my to do list")
+    s.say("what's on the shopping list")
+    assert s.say("ok i bought all that, you can clear it").lower().endswith(
+        "removed bread and jam from your shopping list.")
+    assert s.read().endswith("empty.") and "call the bank" in s.read("to do")
+
+
+def test_several_commands_in_one_breath_are_each_done_and_said(tools):
+    s = Session(tools)
+    said = s.say("set a timer for ten minutes and add milk to my shopping list").lower()
+    assert "timer set for 10 minutes." in said and "added milk" in said
+    assert "milk" in s.read() and "10 minute" in s.timers()
+    said = s.say("add eggs to my shopping list and turn on the lights")
+    assert "eggs" in s.read() and "lights" in said.lower()
+    assert s.say("what time is it and what's the date").count("2026") == 1  # said once

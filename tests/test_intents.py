@@ -723,3 +723,41 @@ def test_what_it_can_do_names_only_enabled_tools():
                            "time and date, and answer questions.")
     assert "timers" not in about("capabilities", {"get_time"})
     assert about("about_me", set()).startswith("I'm your voice assistant")
+
+
+@pytest.mark.parametrize(("said", "tools"), [
+    ("set a timer for ten minutes and add milk to my shopping list",
+     ["set_timer", "add_to_list"]),
+    ("Add milk and eggs to my shopping list, then set a timer for 5 minutes.",
+     ["add_to_list", "set_timer"]),
+    ("Turn off the lights, and set a timer for 5 minutes.", [None, "set_timer"]),
+    ("set a timer for 5 minutes. set a timer for 10 minutes.", ["set_timer", "set_timer"]),
+    ("what time is it, and what is 5 times 5", ["get_time", "calculate"]),
+    ("What's the time? What's the weather?", ["get_time", None]),
+])
+def test_whole_commands_said_in_one_breath(commands, said, tools):
+    """Two commands in one utterance: the model made them one call (a timer labelled "milk
+    shopping") and the user heard "Sorry, I couldn't do that."."""
+    assert commands.match(said) is None
+    assert [m.tool for m in commands.several(said)] == tools
+
+
+@pytest.mark.parametrize("said", [
+    "add milk and eggs to my shopping list",  # one command: match() has it
+    "Set a timer for 5 minutes, no wait, 10 minutes.",
+    "Set a timer for five minutes, never mind.",
+    "Don't cancel the pasta timer, I still need it.",
+    "I don't need the timer anymore, cancel it.",
+    "turn off the lights and play some music",  # nothing to do: refused as a whole
+    "tell me a story about a dragon and a knight",
+])
+def test_not_several_commands(commands, said):
+    assert commands.several(said) == []
+
+
+@pytest.mark.parametrize(("said", "intent"), [
+    ("Let's start over, reset the conversation.", "forget"),  # one command said twice over
+    ("what time is it and what's the date", "time"),  # one call of the clock says both
+])
+def test_one_command_said_twice_over_is_one(commands, said, intent):
+    assert len(commands.several(said)) == 1 and commands.match(said).intent == intent

@@ -93,6 +93,18 @@ def test_said_on_a_day_it_does_not_ring_it_starts_on_the_next_one(tmp_path):
     assert saturday.pending()[0].due == _at("2026-12-07 06:30")
 
 
+def test_an_hour_without_am_or_pm_is_the_first_one_on_the_next_day_it_rings(tmp_path):
+    """"six thirty on weekdays" said on a Sunday afternoon: the next 6:30 is that evening, on
+    no weekday, and was moved to Monday as 6:30 PM; Monday's first 6:30 is the morning's."""
+    sunday = Timers(tmp_path / "timers.json", FakeClock("2026-12-06 14:30", zone="Europe/Berlin"))
+    said = tools(sunday)["set_alarm"](time="six thirty on weekdays", label="")
+    assert said == "Alarm set for 6:30 AM tomorrow, repeating every weekday."
+    assert sunday.pending()[0].due == _at("2026-12-07 06:30")
+    monday = Timers(tmp_path / "t2.json", FakeClock("2026-12-07 14:30", zone="Europe/Berlin"))
+    said = tools(monday)["set_alarm"](time="7 every weekday", label="")
+    assert said == "Alarm set for 7:00 PM today, repeating every weekday."  # the next 7 is today's
+
+
 def test_one_missed_while_not_running_rings_late_then_waits_for_its_next_day(tmp_path):
     path = tmp_path / "timers.json"
     tools(Timers(path, FakeClock("2026-12-01 08:00", zone="Europe/Berlin")))["set_alarm"](

@@ -46,6 +46,9 @@ class Matcher:
     def follow_up(self, text: str, history: object) -> list[Match]:
         return []
 
+    def several(self, text: str) -> list[Match]:
+        return []
+
 
 @pytest.fixture
 def tools(tmp_path: Path):

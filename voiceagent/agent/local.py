@@ -43,6 +43,10 @@ class LocalMatcher(Protocol):
         """The commands `text` gives by pointing at the last exchange ("cancel it")."""
         ...
 
+    def several(self, text: str) -> Sequence[LocalMatch]:
+        """Whole commands said in one breath ("... and add milk to my list"), or []."""
+        ...
+
 
 def answer_locally(turn: Turn, local: LocalMatcher, history: Sequence[Message],
                    enabled: Container[str]) -> TurnResult | None:
@@ -50,16 +54,21 @@ def answer_locally(turn: Turn, local: LocalMatcher, history: Sequence[Message],
     tools there are, for "what can you do?")."""
     text = turn.user_text
     matches = list(local.follow_up(text, history))
+    pointed = bool(matches)
     match = matches[0] if matches else local.match(text)
     if match is None:
-        return None
+        matches = list(local.several(text))
+        if not matches:
+            return None
+        match = matches[0]
+    several = len(matches) > 1 and not pointed
     turn.events.emit(LocalCommand(match.intent, match.tool))
-    if match.tool is None:
+    if match.tool is None and not several:
         known = (recall(match.intent, history, lambda t: _is_recall(local, t))
                  if match.intent in RECALLED else
                  about(match.intent, enabled) if match.intent in ABOUT else "")
         return turn.end("done", known or match.reply)
-    prefix = FOLLOW_ID if matches else LOCAL_ID
+    prefix = FOLLOW_ID if pointed else LOCAL_ID
     calls = tuple(ToolCall(f"{prefix}{time.monotonic_ns() % 10**9}{i}", m.tool, dict(m.args))
                   for i, m in enumerate(matches or [match]) if m.tool is not None)
     turn.messages.append(Message("assistant", "", calls))
@@ -72,6 +81,10 @@ def answer_locally(turn: Turn, local: LocalMatcher, history: Sequence[Message],
         return turn.end("done", say("declined"))
     if any(done.error for done, _o in batch.done):
         return None  # the template guessed wrong: the model gets the request afresh
+    if several:  # each command answered in its place, a refusal too
+        outcomes = iter(outcome.say for _d, outcome in batch.done)
+        said = [next(outcomes, "") if m.tool is not None else m.reply for m in matches]
+        return turn.end("done", " ".join(dict.fromkeys(s for s in said if s)))
     spoken = match.reply or " ".join(outcome.say for _d, outcome in batch.done)
     return turn.end("done", spoken)
 
@@ -79,7 +92,8 @@ def answer_locally(turn: Turn, local: LocalMatcher, history: Sequence[Message],
 def recognised(local: LocalMatcher, text: str, history: Sequence[Message]) -> bool:
     """The templates take `text` after `history` for a command (this stage answers it, unless
     its call then fails): the model will not be asked."""
-    return bool(local.follow_up(text, history)) or local.match(text) is not None
+    return (bool(local.follow_up(text, history)) or local.match(text) is not None
+            or bool(local.several(text)))
 
 
 def _is_recall(local: LocalMatcher, text: str) -> bool:

@@ -10,12 +10,14 @@ import re
 from voiceagent.agent.outcome import Ref
 from voiceagent.intents.match import LocalMatch
 from voiceagent.intents.numbers import number_value
-from voiceagent.intents.slots import strip_edges
+from voiceagent.intents.slots import strip_edges, unit_check
 from voiceagent.language import tokens
 from voiceagent.language.numbers import numbers_in
 from voiceagent.language.plural import singular
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_CONVERSION = re.compile(r"^(\d+(?:\.\d+)?) (.+) in (.+)$")
+"""A conversion's label (tools/calculator.py): "1 pound in ounces"."""
 
 AGAIN = frozenset({"time_again", "sum_again"})
 """The intents this makes: they give way to a command the sentence is by itself ("and what
@@ -40,7 +42,9 @@ def asked_again(new: str, refs: list[Ref]) -> list[LocalMatch]:
             LocalMatch("time_again", "get_time", {"place": said})]
     value = _amount(said, sums[0].label)
     numbers = _NUMBER.findall(sums[0].label)
-    if value is None or len(numbers) != 1:
+    if value is None:
+        return in_unit(said, refs)  # "and in grams?"
+    if len(numbers) != 1:
         return []  # "15 percent of 80" "what about 20?": which of the two is unclear
     expression = _NUMBER.sub(f"{value:g}", sums[0].label, count=1)
     return [LocalMatch("sum_again", "calculate", {"expression": expression})]
@@ -57,3 +61,16 @@ def _amount(said: str, label: str) -> float | None:
         return None
     units = {singular(w) for w in tokens(label)}
     return float(digits[0]) if {singular(w) for w in digits[1:]} <= units else None
+
+
+def in_unit(new: str, refs: list[Ref]) -> list[LocalMatch]:
+    """The amount the last exchange converted, in the unit `new`: "and how many grams is
+    that?" after "1 pound is 16 ounces" (1 pound in grams). [] when the last exchange was no
+    conversion, or `new` is no unit of the same kind."""
+    said = strip_edges(new)
+    sums = [r for r in refs if r.kind == "number" and r.action == "made"]
+    found = _CONVERSION.match(sums[0].label) if len(refs) == 1 and sums and said else None
+    if found is None:
+        return []
+    args = {"value": float(found.group(1)), "from_unit": found.group(2), "to_unit": said}
+    return [LocalMatch("unit_again", "convert_units", args)] if unit_check(args) else []

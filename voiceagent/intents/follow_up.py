@@ -24,7 +24,7 @@ from voiceagent.agent.messages import Message
 from voiceagent.agent.outcome import Ref
 from voiceagent.errors import ToolError
 from voiceagent.intents import slots
-from voiceagent.intents.again import AGAIN, asked_again
+from voiceagent.intents.again import AGAIN, asked_again, in_unit
 from voiceagent.intents.list_follow_ups import (
     alike,
     more_items,
@@ -101,6 +101,7 @@ class FollowUps:
             "arith": self._arith, "more": self._more, "take_off": _take_off_said,
             "put_on": lambda pointer, refs: put_on(pointer.words.get("more", ""), refs),
             "again": lambda pointer, refs: asked_again(pointer.words.get("new", ""), refs),
+            "unit": lambda pointer, refs: in_unit(pointer.words.get("new", ""), refs),
             **{name: _on_words(do) for name, do in TIMER_FOLLOW_UPS.items()},
             "length_said": _nothing, "note_said": _nothing, "items_said": _nothing}
         """(length_said, note_said and items_said point at what was told, not done: see

@@ -15,12 +15,23 @@ def take_off(gone: str, refs: list[Ref]) -> list[LocalMatch]:
     """What the user names off the one list the last exchange touched: "take the bananas
     off" after the list was read out (not "take it off": that is cancel's)."""
     touched = _one_list(refs)
-    if touched is None or not set(tokens(gone)) - lexicon().words("pointing"):
+    named = set(tokens(gone)) - lexicon().words("pointing")
+    if touched is None or not named or _clause_in(gone):
         return []
-    gone = _the_one_meant(gone, [i for r in refs if r.kind == "list" for i in r.items])
+    known = [i for r in refs if r.kind == "list" for i in r.items]
+    if named <= lexicon().words("every") and known:  # "i bought all that": what it holds
+        gone = ", ".join(dict.fromkeys(known))
+    gone = _the_one_meant(gone, known)
     found = slots.items(gone)
     return [LocalMatch("list_take_off", "remove_from_list",
                        {"list_name": touched, **found})] if found else []
+
+
+def _clause_in(said: str) -> bool:
+    """A part of `said` after a comma starts as a question or a command does ("all that, you
+    can clear it"): the slot ran on into another clause, and names no item."""
+    return any(lexicon().is_one("no_item_first", tokens(part)[:1])
+               for part in said.split(",")[1:] if tokens(part))
 
 
 def put_on(more: str, refs: list[Ref]) -> list[LocalMatch]:

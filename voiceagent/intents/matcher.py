@@ -11,6 +11,7 @@ import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import combinations
 from typing import Any
 
 from hassil import Intents, parse_sentence, recognize_all
@@ -32,6 +33,11 @@ log = logging.getLogger(__name__)
 
 SENTENCE_FILES = ("builtin.yaml", "replies.yaml")
 _CLAUSE = re.compile(r"\s*[,.;!?]\s+|\s*[.;!?]$")
+_JOIN = re.compile(rf"\s*[,.;!?]\s*(?:(?:{lexicon().regex('joins')})\b\s*)?"
+                   rf"|\s+(?:{lexicon().regex('joins')})\s+", re.I)
+_MAX_JOINS = 4
+"""More places to cut than this: not tried as several commands (each run of words between
+two of them is matched once: 15 runs for 4)."""
 
 
 PLEASANTRIES = frozenset({"thanks", "greeting", "how_are_you"})
@@ -129,7 +135,12 @@ class LocalCommands:
         if not said:
             return None
         whole = self._match_clean(said)
-        return whole if whole is not None else self._match_clauses(said)
+        if whole is not None:
+            return whole
+        several = self.several(said)  # several: each one (agent/local.py), not the first alone
+        if several:
+            return several[0] if len(several) == 1 else None
+        return self._match_clauses(said)
 
     def _match_clauses(self, said: str) -> LocalMatch | None:
         """One command among remarks: "Please cancel the tea timer, it's done.", "Oh, forget
@@ -149,6 +160,41 @@ class LocalCommands:
                 or any(m.tool is None and m.intent not in PLEASANTRIES for m in found)):
             return None  # a correction may change a write ("5 minutes, no wait, 10"), not a read
         return next(iter(commands.values()))
+
+    def several(self, text: str) -> list[LocalMatch]:
+        """Whole commands said in one breath ("set a timer for ten minutes and add milk to my
+        shopping list"): `text` cut where a join word or a comma is into the fewest parts
+        that are each a command with a tool, or a request nothing here serves ("... and turn
+        on the lights": refused in its place), each one once ("what time is it and what's
+        the date": one call of the clock says both); [] when it cannot be (one command, a
+        part the templates do not read, a correction: "5 minutes, no wait, 10")."""
+        said = clean(text)
+        if not said or lexicon().has("correction", said):
+            return []
+        joins = [m.span() for m in _JOIN.finditer(said)]
+        if not joins or len(joins) > _MAX_JOINS:
+            return []
+        known: dict[str, LocalMatch | None] = {"": None}
+
+        def command(part: str) -> LocalMatch | None:
+            if part not in known:
+                known[part] = self._match_clean(part)
+            return known[part]
+
+        for count in range(1, len(joins) + 1):
+            for cuts in combinations(joins, count):
+                bounds = [0, *(x for cut in cuts for x in cut), len(said)]
+                found = [command(clean(said[a:b]))
+                         for a, b in zip(bounds[::2], bounds[1::2], strict=True)]
+                if (all(m is not None and (m.tool is not None or m.intent.startswith(
+                        "unsupported_")) for m in found)
+                        and any(m is not None and m.tool is not None for m in found)):
+                    distinct: dict[object, LocalMatch] = {}
+                    for m in found:
+                        if m is not None:
+                            distinct.setdefault((m.tool, repr(m.args)) if m.tool else m.intent, m)
+                    return list(distinct.values())
+        return []
 
     def _writes(self, commands: dict[str, LocalMatch]) -> bool:
         """Any of `commands` changes something ("Don't cancel it, just tell me how long is

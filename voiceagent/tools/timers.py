@@ -162,6 +162,21 @@ def _on(day: datetime, time: str, zone: tzinfo | None, now: float) -> float:
     return due
 
 
+def _first_on(days: str, time: str, zone: tzinfo | None, now: float) -> float | None:
+    """The first moment of `time` o'clock still ahead on the next of `days` (weekday numbers),
+    as `_on` reads it: "6:30 on weekdays" said on a Sunday afternoon is Monday 6:30 AM (the
+    next 6:30, that evening, is not on a weekday). None when no day of the week has it."""
+    today = datetime.fromtimestamp(now, zone)
+    for ahead in range(8):
+        day = today + timedelta(days=ahead)
+        if str(day.weekday()) in days:
+            try:
+                return _on(day, time, zone, now)
+            except ToolError:
+                continue
+    return None
+
+
 def _repeating(entry: Entry) -> str:
     """', repeating every weekday' for an alarm that repeats; '' for one that does not."""
     return f", repeating {spoken_repeat(entry.repeat)}" if entry.repeat else ""
@@ -305,9 +320,9 @@ def make_tools(timers: Timers) -> list[Tool]:
                else _on(on, time, zone, now))
         if days == WEEK:  # "every week": on the day it first rings
             days = str(datetime.fromtimestamp(due, zone).weekday())
-        entry = Entry("alarm", clean_label(label), due, id=new_id(), repeat=days)
         if days and str(datetime.fromtimestamp(due, zone).weekday()) not in days:
-            entry = entry.again(due, zone) or entry  # "every weekday" said on a Saturday
+            due = _first_on(days, time, zone, now) or due  # "every weekday" said on a Saturday
+        entry = Entry("alarm", clean_label(label), due, id=new_id(), repeat=days)
         timers.add(entry)
         what = f": {entry.label}." if entry.label else "."
         return Outcome(f"Alarm set for {_when(entry.due, now, zone)}{_repeating(entry)}{what}",
