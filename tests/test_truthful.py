@@ -1000,3 +1000,18 @@ def test_a_list_named_reaches_the_call_that_left_it_out(tools):
     model = ScriptedChatModel().enqueue(calls(("remove_from_list", {"items": "milk"})))
     result, spoken = run(model, tools, "take milk off the shopping list")
     assert spoken == "Removed milk from your shopping list."
+
+
+@pytest.mark.parametrize(("sentence", "asked", "claims"), [
+    ("Sure, set a timer for eight minutes.", "eight minutes", True),  # after "For how long?"
+    ("OK, add milk to the shopping list.", "add milk to the shopping list", True),
+    ("Sure, make sure you sleep at least eight hours.", "give me a tip for sleeping better",
+     False),
+    ("Sure, set the oven to 180 degrees and bake for 30 minutes.",
+     "how do i bake bread at 180 degrees", False),  # a question's answer, not an order taken
+    ("Sure, here is a joke about cats.", "tell me a joke about cats", False),
+])
+def test_an_order_taken_in_the_requests_words_is_a_claim(sentence, asked, claims):
+    from voiceagent.agent.spoken import unbacked
+    assert bool(unbacked(sentence, Facts(request=asked))) is claims
+    assert not unbacked(sentence, Facts(request=asked, wrote=True))

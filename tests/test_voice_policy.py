@@ -8,7 +8,7 @@ from voiceagent.agent.events import Events, HeldBack, Recording
 from voiceagent.agent.loop import Agent
 from voiceagent.agent.spoken import Facts, words_note
 from voiceagent.agent.tools import ToolRegistry
-from voiceagent.agent.voice import INTRODUCES_DROPPED, Voice
+from voiceagent.agent.voice import INTRODUCES_DROPPED, UNFINISHED_BEFORE_CALL, Voice
 from voiceagent.config import AgentConfig
 from voiceagent.testing import ScriptedChatModel
 
@@ -60,3 +60,18 @@ def test_a_short_question_back_is_no_copy_of_the_note_to_the_model() -> None:
     facts.errors.append("Error: not run: the user did not ask for anything calculate does.")
     heard, voice = spoken("The user did not ask for anything calculate does.", facts)
     assert heard == [] and voice.dropped[0][1] == "repeats a tool error"
+
+
+def test_words_left_unfinished_before_a_tool_call_are_not_said() -> None:
+    """"set a timer": the 1.5B wrote "To set a timer, use the command" and its call; the user
+    heard "To set a timer, use the command For how long?"."""
+    heard: list[str] = []
+    voice = Voice(heard.append, Facts(request="set a timer"))
+    voice.feed("To set a timer, use the command")
+    assert voice.end_reply(calls=True) == "" and heard == []
+    assert voice.dropped == [("To set a timer, use the command", UNFINISHED_BEFORE_CALL)]
+    voice.feed("Let me check.")  # a whole sentence before a call is still said
+    assert voice.end_reply(calls=True) == "Let me check." and heard == ["Let me check."]
+    voice.feed("The answer is")  # an answer cut short, with no call: said as before
+    voice.end_reply()
+    assert heard[-1] == "The answer is"

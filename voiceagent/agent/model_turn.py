@@ -104,7 +104,8 @@ class ModelTurn:
             self.retry_note, self.tool_choice, self.note_first = "", "auto", False
             self.chat = False
             # the history keeps what the user heard, not what the filter held back
-            turn.messages.append(Message("assistant", turn.voice.end_reply(), reply.calls))
+            turn.messages.append(Message("assistant", turn.voice.end_reply(
+                calls=bool(reply.calls)), reply.calls))
             if not reply.calls:
                 again = self._second_chance()
                 if again is True:

@@ -14,8 +14,8 @@ import re
 from dataclasses import dataclass, field
 
 from voiceagent.language import lexicon, tell_model, tokens
-from voiceagent.language.asking import is_remark
-from voiceagent.language.topics import DONE, Topic, find_terms, topics_of
+from voiceagent.language.asking import asks_only, is_remark, skip_fillers
+from voiceagent.language.topics import DONE, GRANT_ECHO, Topic, find_terms, topics_of
 
 
 @functools.cache
@@ -140,6 +140,8 @@ def unbacked(sentence: str, facts: Facts) -> str:
         elif not (set(topic.tools) & facts.ran
                   or (topic.conversation and set(topic.tools) & facts.ran_before)):
             return f"unbacked {topic.name}"
+    if not facts.wrote and _takes_on(sentence, facts.request):
+        return "claims what no tool did"  # "Sure, set a timer for eight minutes.", no call
     if not facts.wrote and topics_of().acknowledges(sentence, bare=facts.named):
         return "claims what no tool did"  # "pause timer" -> "Sure.", with no call
     if facts.unserved is not None and sentence.rstrip().endswith("?") and not facts.answering:
@@ -154,6 +156,20 @@ def unbacked(sentence: str, facts: Facts) -> str:
     if (facts.general or facts.served) and lexicon().has("declines", sentence):
         return DECLINES_GENERAL if facts.general else DECLINES_SERVED
     return ""
+
+
+def _takes_on(sentence: str, request: str) -> bool:
+    """`sentence` takes the order: "Sure," then a verb of doing, in two or more of the
+    request's own words ("Sure, set a timer for eight minutes." to "eight minutes" after "For
+    how long?"). Advice opens so too, in its own words ("Sure, make sure you sleep enough.")
+    or to a question ("how do I bake bread at 180 degrees": "Sure, set the oven to 180...")."""
+    said = tokens(sentence)
+    start = skip_fillers(said)
+    if not start or sentence.rstrip().endswith("?") or asks_only(tokens(request)) or not (
+            find_terms(topics_of().verbs, said[start:start + 1])):
+        return False
+    plain = lexicon().words("function_words")
+    return len({w for w in tokens(request) if w not in plain} & set(said[start:])) >= GRANT_ECHO
 
 
 def _stated(topic: Topic, sentence: str, request: str) -> bool:

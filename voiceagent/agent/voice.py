@@ -16,6 +16,7 @@ from voiceagent.speech.sentences import SentenceSplitter, ends_sentence
 
 REST_OF_DECLINING = "rest of an answer that opened by declining"
 INTRODUCES_DROPPED = "introduces what was held back"
+UNFINISHED_BEFORE_CALL = "unfinished words before a tool call"
 
 
 class Voice:
@@ -48,9 +49,15 @@ class Voice:
         for sentence in self._splitter.feed(delta):
             self._check_and_say(sentence)
 
-    def end_reply(self) -> str:
-        """The model's reply is over: its last sentence, then what the reply said."""
+    def end_reply(self, *, calls: bool = False) -> str:
+        """The model's reply is over: its last sentence, then what the reply said. Words
+        left unfinished before the reply's tool `calls` are not said: the 1.5B wrote "To set
+        a timer, use the command" before its call, and the user heard it before "For how
+        long?"."""
         for sentence in self._splitter.flush():
+            if calls and not ends_sentence(sentence):
+                self._hold(sentence, UNFINISHED_BEFORE_CALL)
+                continue
             self._check_and_say(sentence)
         if self._held:  # it introduced nothing
             self._hold(self._held, INTRODUCES_DROPPED)
