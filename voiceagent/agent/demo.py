@@ -50,7 +50,7 @@ class DemoChat:
         question = messages[-1].text if messages else ""
         call = match(question, tools) if tool_choice != "none" else None
         if call is not None:  # labelled first: a tool whose result is the answer ends the turn
-            return Reply(_say(MARK, on_text).text, (call,))
+            return Reply(_say(f"{MARK}.", on_text).text, (call,))  # a whole sentence: said
         if tools:
             self._names = ", ".join(t.name.replace("_", " ") for t in tools)  # spoken
         return _say(f"{MARK} I can't answer that without a language model, but my tools still "
