@@ -576,3 +576,17 @@ def test_several_commands_in_one_breath_are_each_done_and_said(tools):
     said = s.say("add eggs to my shopping list and turn on the lights")
     assert "eggs" in s.read() and "lights" in said.lower()
     assert s.say("what time is it and what's the date").count("2026") == 1  # said once
+
+
+def test_one_of_the_timers_just_read_cancelled_by_its_name(tools):
+    """"how long is left on the rice" then "cancel the pasta one": the model said "Sorry, I
+    can't do that here." and both timers ran on."""
+    s = Session(tools)
+    s.say("set a pasta timer for 10 minutes")
+    s.say("set a rice timer for 15 minutes")
+    s.say("what timers do i have")
+    assert s.say("cancel the pasta one").lower().endswith("cancelled the 10 minute pasta timer.")
+    assert "rice" in s.timers() and "pasta" not in s.timers()
+    s.say("what timers do i have")
+    s.model.enqueue("Which timer?")
+    assert s.say("cancel the egg one") == "Which timer?"  # no timer of that name: the model's

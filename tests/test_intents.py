@@ -761,3 +761,12 @@ def test_not_several_commands(commands, said):
 ])
 def test_one_command_said_twice_over_is_one(commands, said, intent):
     assert len(commands.several(said)) == 1 and commands.match(said).intent == intent
+
+
+@pytest.mark.parametrize(("said", "expression"), [
+    ("split 120 between 4 people", "120 divided by 4"),
+    ("share 10 among 5 friends", "10 divided by 5"),
+    ("divide 90 into 3 parts", "90 divided by 3"),
+])
+def test_sharing_out_is_a_division(commands, said, expression):
+    assert commands.match(said) == LocalMatch("calculate", "calculate", {"expression": expression})

@@ -1,5 +1,6 @@
 """Follow-ups on the one timer the last exchange set or read: more or less time on it
-("add five more minutes to it", "take a minute off it"), pause it, resume it.
+("add five more minutes to it", "take a minute off it"), pause it, resume it; and one of
+several it read out, cancelled by its name ("cancel the pasta one").
 
 Which timer "it" is comes from the exchange's typed references (agent/outcome.py): its own
 id, never a label the user did not say; with more than one timer there, the model answers.
@@ -12,6 +13,7 @@ from collections.abc import Callable
 from voiceagent.agent.outcome import Ref
 from voiceagent.intents import slots
 from voiceagent.intents.match import LocalMatch
+from voiceagent.language import lexicon, tokens
 
 __all__ = ["TIMER_FOLLOW_UPS"]
 
@@ -46,8 +48,18 @@ def _pause(resume: bool) -> Callable[[Words, list[Ref]], list[LocalMatch]]:
     return on
 
 
+def _cancel_named(words: Words, refs: list[Ref]) -> list[LocalMatch]:
+    """The one timer or alarm the last exchange set or read whose name has the words said
+    ("how long is left on the rice" ... "cancel the pasta one"); [] for none or several."""
+    said = set(tokens(words.get("which", ""))) - lexicon().words("pointing")
+    named = {r.key for r in refs if r.kind in ("timer", "alarm") and r.label
+             and said and said <= set(tokens(r.label))}
+    return [LocalMatch("timer_cancel_named", "cancel_timer", {"which": named.pop()})] if len(
+        named) == 1 else []
+
+
 TIMER_FOLLOW_UPS: dict[str, Callable[[Words, list[Ref]], list[LocalMatch]]] = {
     "more_time": _length("add_to"), "less_time": _length("take_from"),
-    "pause": _pause(False), "resume": _pause(True),
+    "pause": _pause(False), "resume": _pause(True), "cancel_named": _cancel_named,
 }
 """follow_ups.yaml `follow` names -> the calls they make, from the {slot} words said."""
