@@ -590,3 +590,14 @@ def test_one_of_the_timers_just_read_cancelled_by_its_name(tools):
     s.say("what timers do i have")
     s.model.enqueue("Which timer?")
     assert s.say("cancel the egg one") == "Which timer?"  # no timer of that name: the model's
+
+
+def test_items_taken_off_with_the_particle_first(tools):
+    """"take off sugar and butter" after the list was read: the model sent
+    remove_from_list(items="sugar butter", list_name="") and the turn failed."""
+    s = Session(tools)
+    s.say("add eggs, flour, sugar and butter to my shopping list")
+    s.say("how many things are on my shopping list")
+    assert s.say("take off sugar and butter").lower().endswith(
+        "removed sugar and butter from your shopping list.")
+    assert s.read().lower().endswith("eggs and flour.")

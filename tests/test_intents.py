@@ -770,3 +770,17 @@ def test_one_command_said_twice_over_is_one(commands, said, intent):
 ])
 def test_sharing_out_is_a_division(commands, said, expression):
     assert commands.match(said) == LocalMatch("calculate", "calculate", {"expression": expression})
+
+
+@pytest.mark.parametrize(("said", "until"), [
+    ("how many minutes until 5 pm", "5 pm"),
+    ("how long until midnight", "midnight"),
+    ("how many hours till half past six", "half past six"),
+])
+def test_how_long_until_a_time_of_day_asks_the_clock(commands, said, until):
+    """"how many minutes until 5 pm" -> "5 minutes until 5 pm." from the model, no tool."""
+    assert commands.match(said) == LocalMatch("time", "get_time", {"place": until})
+
+
+def test_how_long_until_a_day_is_still_the_day(commands):
+    assert commands.match("how long until christmas").args == {"place": "christmas"}

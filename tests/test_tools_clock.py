@@ -234,3 +234,14 @@ def test_a_holiday_whose_date_moves_is_counted_in_its_year(at, place, said):
     year" was answered with 2027's)."""
     [get_time] = make_tools(FakeClock(at))
     assert get_time(place=place) == said
+
+
+@pytest.mark.parametrize(("said", "answer"), [
+    ("5 pm", "5:00 PM is in 1 hour and 47 minutes."),
+    ("midnight", "12:00 AM is in 8 hours and 47 minutes."),
+    ("quarter to six", "5:45 PM is in 2 hours and 32 minutes."),
+    ("7 am tomorrow", "7:00 AM is in 15 hours and 47 minutes."),
+])
+def test_how_long_until_a_time_of_day(said, answer):
+    [get_time] = make_tools(FakeClock("2026-12-06 15:13"))
+    assert get_time(place=said) == answer

@@ -13,6 +13,7 @@ from voiceagent.errors import ToolError
 from voiceagent.language import lexicon, tokens
 from voiceagent.language.holidays import MONTHS
 from voiceagent.language.numbers import ordinal, ordinals
+from voiceagent.language.spoken_time import next_time
 from voiceagent.ports import Clock
 from voiceagent.tools.days import (
     WEEKDAYS,
@@ -38,7 +39,7 @@ from voiceagent.tools.words import capitalised
 __all__ = [  # the clock's public names before days.py and places.py were split from it
     "WEEKDAYS", "ZONE_HINT", "Places", "asks_for_the_time", "build_places", "calendar_day",
     "days_ahead", "days_until_said", "find_zone", "is_here", "make_tools", "next_occurrence",
-    "saved_places", "spoken_date", "spoken_time"]
+    "saved_places", "spoken_date", "spoken_time", "time_until"]
 
 _LEX = lexicon()
 _DERIVED = re.compile(rf"\b(?:{_LEX.regex('time_spans')})\b|"
@@ -148,6 +149,9 @@ def make_tools(clock: Clock) -> list[Tool]:
         month_day = _only_when(place)
         if month_day is not None:  # "this month", "next year", "twelfth": no place at all
             return _on_day(month_day, clock.now())
+        until = time_until(place, today)
+        if until:  # "how many minutes until 5 pm": a time of day, not a place
+            return until
         if not is_here(place):
             zone = find_zone(place)
             moment = clock.now().astimezone(zone)
@@ -156,3 +160,19 @@ def make_tools(clock: Clock) -> list[Tool]:
         return f"It is {spoken_time(moment)}, {spoken_date(moment)}."
 
     return [get_time]
+
+
+def time_until(said: str, now: datetime) -> str:
+    """How long from `now` until the time of day `said` ("5 pm", "midnight", "half past
+    six"): "5:00 PM is in 1 hour and 47 minutes."; "" when `said` is no time of day."""
+    from voiceagent.tools.timers import spoken_length  # the timers' way to say a length
+
+    if not re.search(r"\d|o'?clock", said) and not any(
+            lexicon().has(words, said) for words in ("noon", "afternoon", "half", "quarter")):
+        return ""  # "tokyo": no time of day; "five" alone neither ("five pm", "5" are)
+    try:
+        at = next_time(said, now)
+    except ToolError:
+        return ""
+    left = round((at - now).total_seconds() / 60) * 60
+    return f"{spoken_time(at)} is in {spoken_length(left)}." if left > 0 else ""

@@ -40,6 +40,7 @@ from voiceagent.intents.slots.times import (
     place,
     relative_day,
     time_of_day,
+    until_time,
     which_alarm,
     which_timer,
 )
@@ -64,6 +65,7 @@ def readers(now: Clock) -> dict[str, Reader]:
                                    else None),
         "time": lambda text: time_of_day(text, now), "place": place,
         "day": lambda text: relative_day(text, now), "items": items, "supplies": supplies,
+        "until_time": lambda text: until_time(text, now),
         "list_name": list_name,
         # an item no longer wanted: not a timer, list or note of ours ("I don't need the timer
         # anymore, cancel it" is no item)

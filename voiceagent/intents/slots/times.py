@@ -137,3 +137,10 @@ def relative_day(text: str, now: Clock | None = None) -> Args | None:
         return None
     return {"place": said}
 
+
+
+def until_time(text: str, now: Clock | None = None) -> Args | None:
+    """"5 pm", "midnight", "half past six" in "how many minutes until ...": the clock's place,
+    which answers how long it is until then (tools/clock.py)."""
+    said = strip_edges(text)
+    return {"place": said} if clock.time_until(said, (now or SystemClock()).now()) else None
