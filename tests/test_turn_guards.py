@@ -251,6 +251,21 @@ def test_asked_not_to_delete_the_turn_ends_with_nothing_deleted(tools):
     assert "apples" in tools.get("read_list")(list_name="shopping")
 
 
+@pytest.mark.parametrize("call", [
+    ("remove_from_list", {"list_name": "shopping", "items": "apples"}),
+    ("add_to_list", {"list_name": "shopping", "items": "shopping list"}),
+])
+def test_asked_only_not_to_delete_nothing_changes(tools, call):
+    """"Don't clear my shopping list yet." -> the 1.5B took items off the list instead of
+    clearing it: asked for no change, the user's data is left as it is."""
+    tools.get("add_to_list")(list_name="shopping", items="apples")
+    model = ScriptedChatModel().enqueue(calls(call))
+    agent, _ = make(model, tools)
+    result, spoken = run(agent, "Don't clear my shopping list yet.")
+    assert spoken == "OK, I'll leave it as it is." and len(model.requests) == 1
+    assert tools.get("read_list")(list_name="shopping").endswith("apples.")
+
+
 @pytest.mark.parametrize("yes", [None, False, True])
 def test_a_thing_no_longer_wanted_is_deleted_only_on_a_spoken_yes(tools, yes):
     """"i don't want the shopping list any more": no clear request to delete, but a wish. The

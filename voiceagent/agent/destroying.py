@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from voiceagent.language import lexicon, tokens
+from voiceagent.language.topics import find_terms, topics_of
 
 NEAR = 2
 """A negation this many words before the verb ("don't ever cancel") still negates it."""
@@ -64,6 +65,15 @@ def asked_not_to_destroy(utterance: str) -> bool:
     the user said not to do."""
     said = tokens(utterance)
     return any(_negated(said, start) for start, _end in lexicon().find("destroy", said))
+
+
+def only_asked_not_to(utterance: str) -> bool:
+    """"Don't clear my shopping list yet.": a deleting verb said not to be done, and no verb
+    of doing that is not negated: nothing was asked to change (the 1.5B took "shopping list"
+    off the shopping list). "Don't cancel the timer, just remove the milk" asks something."""
+    said = tokens(utterance)
+    return asked_not_to_destroy(utterance) and all(
+        _negated(said, at) for at in find_terms(topics_of().verbs, said))
 
 
 def no_longer_wanted(utterance: str) -> bool:

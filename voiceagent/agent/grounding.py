@@ -20,6 +20,7 @@ from voiceagent.agent.destroying import (
     asked_not_to_destroy,
     clearly_asked_to_destroy,
     no_longer_wanted,
+    only_asked_not_to,
 )
 from voiceagent.agent.tools import Tool
 from voiceagent.language import lexicon, say, tokens
@@ -147,6 +148,10 @@ def ground(tool: Tool, args: dict[str, Any], utterance: str, *, earlier: str = "
                                     f"forget anything, and {tool.name} destroys data. Answer "
                                     f"what the user actually asked; if no tool can do it, "
                                     f"say so plainly."))
+    if tool.writes and not template and only_asked_not_to(utterance):
+        return Grounding(ask=say("kept"), error=(
+            f"Error: not run. The user asked not to delete anything and asked for no change, "
+            f"and {tool.name} changes their data. Answer what the user actually said."))
     now = utterance = without_name(utterance)  # "... on my shopping list olly": not "olly"
     utterance = f"{answering} {utterance}".strip()
     back = lexicon().has("back", now)  # "and in Paris?", "what's the date there?"
