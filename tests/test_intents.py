@@ -784,3 +784,11 @@ def test_how_long_until_a_time_of_day_asks_the_clock(commands, said, until):
 
 def test_how_long_until_a_day_is_still_the_day(commands):
     assert commands.match("how long until christmas").args == {"place": "christmas"}
+
+
+@pytest.mark.parametrize("said", ["report alarm settings", "next alarm",
+                                  "show me my alarm settings", "my next alarm"])
+def test_asked_to_report_the_alarms_reads_them(commands, said):
+    """"report alarm settings" -> the 1.5B called read_list and set_timer twice; "next
+    alarm" -> set_alarm ("For what time?")."""
+    assert commands.match(said).tool == "list_timers"
