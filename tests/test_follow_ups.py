@@ -601,3 +601,23 @@ def test_items_taken_off_with_the_particle_first(tools):
     assert s.say("take off sugar and butter").lower().endswith(
         "removed sugar and butter from your shopping list.")
     assert s.read().lower().endswith("eggs and flour.")
+
+
+def test_several_commands_with_one_failing_are_never_done_twice(tools):
+    """One of several commands failed: the model got the whole request afresh and could
+    set the timer that had already run a second time. What ran is said, then that the rest
+    could not be done."""
+    from voiceagent.agent.tools import tool
+    from voiceagent.errors import ToolError
+
+    @tool(writes=True, sentences=["ring the doorbell"])
+    def ring_doorbell() -> str:
+        """Rings the doorbell."""
+        raise ToolError("the doorbell is not connected")
+
+    tools.add(ring_doorbell)
+    s = Session(tools)
+    said = s.say("add eggs to my shopping list and ring the doorbell")
+    assert said.lower().endswith(
+        "added eggs to your new shopping list. sorry, i couldn't do the rest.")
+    assert s.read().lower().endswith("eggs.")  # once, and no model was asked

@@ -345,3 +345,14 @@ def test_what_is_left_of_a_label_once_its_day_moved_is_no_label(timers):
     as "Alarm set for 10:00 AM today: alarm for."."""
     assert tools(timers)["set_alarm"](time="10:00 am", label="Alarm for today") == (
         "Alarm set for 10:00 AM today.")
+
+
+def test_a_length_said_with_a_decimal_is_said_in_its_parts():
+    """"set a timer for 1.5 hours" read as "1 hour 30 minutes" was refused for the 30 nobody
+    said, and went to the model."""
+    from voiceagent.agent.amounts import unsaid_numbers
+
+    assert unsaid_numbers("1 hour 30 minutes", "set a timer for 1.5 hours") == []
+    assert unsaid_numbers("2 minutes 30 seconds", "set a timer for 2.5 minutes") == []
+    assert unsaid_numbers("45 minutes", "a timer for 0.75 hours") == []
+    assert unsaid_numbers("1 hour 20 minutes", "set a timer for 1.5 hours") == ["20"]

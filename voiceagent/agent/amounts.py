@@ -73,6 +73,9 @@ def unsaid_numbers(value: str, utterance: str) -> list[str]:
     value, utterance = without_dates(value), without_dates(utterance)
     words = tokens(utterance)
     said = numbers_said(utterance)
+    for number in re.findall(r"\d+\.\d+", utterance):  # "1.5 hours": 1 hour 30 minutes
+        whole, part = divmod(float(number), 1)
+        said |= {int(whole), round(part * 60)}
     if lex.has("half", words):
         said |= {30, 5}
     if lex.has("quarter", words):

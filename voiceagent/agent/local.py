@@ -79,7 +79,11 @@ def answer_locally(turn: Turn, local: LocalMatcher, history: Sequence[Message],
         return turn.cancelled("tools")
     if batch.declined:
         return turn.end("done", say("declined"))
-    if any(done.error for done, _o in batch.done):
+    failed = [done.error for done, _o in batch.done]
+    if several and any(failed) and not all(failed):  # some done: never done twice by the model
+        said = [o.say for d, o in batch.done if not d.error] + [say("failed_rest")]
+        return turn.end("done", " ".join(said))
+    if any(failed):
         return None  # the template guessed wrong: the model gets the request afresh
     if several:  # each command answered in its place, a refusal too
         outcomes = iter(outcome.say for _d, outcome in batch.done)

@@ -33,7 +33,7 @@ log = logging.getLogger(__name__)
 
 SENTENCE_FILES = ("builtin.yaml", "replies.yaml")
 _CLAUSE = re.compile(r"\s*[,.;!?]\s+|\s*[.;!?]$")
-_JOIN = re.compile(rf"\s*[,.;!?]\s*(?:(?:{lexicon().regex('joins')})\b\s*)?"
+_JOIN = re.compile(rf"\s*[,.;!?]\s+(?:(?:{lexicon().regex('joins')})\b\s*)?"
                    rf"|\s+(?:{lexicon().regex('joins')})\s+", re.I)
 _MAX_JOINS = 4
 """More places to cut than this: not tried as several commands (each run of words between
