@@ -34,6 +34,7 @@ from voiceagent.tools.places import (
     saved_places,
     with_the,
 )
+from voiceagent.tools.timers import spoken_length
 from voiceagent.tools.words import capitalised
 
 __all__ = [  # the clock's public names before days.py and places.py were split from it
@@ -165,8 +166,6 @@ def make_tools(clock: Clock) -> list[Tool]:
 def time_until(said: str, now: datetime) -> str:
     """How long from `now` until the time of day `said` ("5 pm", "midnight", "half past
     six"): "5:00 PM is in 1 hour and 47 minutes."; "" when `said` is no time of day."""
-    from voiceagent.tools.timers import spoken_length  # the timers' way to say a length
-
     if not re.search(r"\d|o'?clock", said) and not any(
             lexicon().has(words, said) for words in ("noon", "afternoon", "half", "quarter")):
         return ""  # "tokyo": no time of day; "five" alone neither ("five pm", "5" are)
