@@ -691,3 +691,15 @@ def test_a_question_changes_nothing(tools, said, runs):
     (_, text, is_error, _refs, _ran), = result.tool_calls
     assert is_error != runs
     assert ("asked a question" in text) != runs
+
+
+def test_a_call_refused_beside_one_that_answers_does_not_ask_again(tools):
+    """"at what time have you set alarm for me": the 1.5B called list_timers and
+    read_list("alarm"); the refused read kept the timers' answer unsaid, the model was asked
+    again, did both again, and the turn ended "I kept repeating the same step"."""
+    model = ScriptedChatModel().enqueue(calls(("list_timers", {}),
+                                              ("read_list", {"list_name": "groceries"})))
+    agent, _ = make(model, tools)
+    result, spoken = run(agent, "at what time have you set alarm for me")
+    assert [d.error for d in result.tool_calls] == [False, True]
+    assert spoken == "You have no timers or alarms set." and len(model.requests) == 1

@@ -121,7 +121,8 @@ class ModelTurn:
             if batch.stop == "misheard":
                 return turn.end("misheard", say("misheard"))
             spoken = self._spoken_results([d for d, _o in batch.done],
-                                          [o.say for _d, o in batch.done])
+                                          [o.say for _d, o in batch.done],
+                                          aside=frozenset() if batch.ask else batch.refused)
             if spoken:
                 return turn.end("done", spoken)
             if batch.in_words:  # it called tools for what no tool is for: answer in words
@@ -254,13 +255,21 @@ class ModelTurn:
             return say("failed")
         return say("cannot")
 
-    def _spoken_results(self, done: list[CallDone], said: list[str]) -> str:
+    def _spoken_results(self, done: list[CallDone], said: list[str], *,
+                        aside: frozenset[str] = frozenset()) -> str:
         """The results to say as the answer when every call's result is itself the answer
-        (a confirmation, the time) and none failed; "" when the model must answer."""
+        (a confirmation, the time) and none failed; "" when the model must answer. Calls
+        `aside` (ids of calls the policy refused, when there is nothing to ask the user) are
+        left out: the 1.5B called read_list("alarm") beside list_timers for "at what time
+        have you set alarm for me", was asked again, and did both again until the turn gave
+        up."""
         declined = tell_model("declined")
-        if not done or any(d.error or d.text == declined for d in done):
+        pairs = [(d, s) for d, s in zip(done, said, strict=True) if d.call.id not in aside]
+        kept = [d for d, _s in pairs]
+        if not kept or any(d.error or d.text == declined for d in kept):
             return ""
-        for d in done:
+        said = [s for _d, s in pairs]
+        for d in kept:
             t = self.a.tools.get(d.call.name)
             if t is None or not t.speaks_result:
                 return ""

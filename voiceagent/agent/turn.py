@@ -80,6 +80,9 @@ class Batch:
     """A question for the user from a refused call ("For what time?")."""
     in_words: bool = False
     """Every call was for a tool the request is not about: the model answers in words."""
+    refused: frozenset[str] = frozenset()
+    """Ids of the calls the policy did not run (a word nobody said, a tool the request is
+    not about); a call that ran and failed is not among them."""
 
     @property
     def declined(self) -> bool:
@@ -115,6 +118,7 @@ class Turn:
         stop: Stop | None = None
         ask = ""
         off_topic = 0
+        refused: set[str] = set()
         for call in calls:
             if self.cancel.is_set():
                 stop = "cancelled"
@@ -144,10 +148,13 @@ class Turn:
             ran = decision.call.args if (decision.verdict == "run"
                                          and decision.call.args != call.args) else None
             batch.append(self._record(call, outcome, start, ran))
+            if decision.verdict == "refuse":
+                refused.add(call.id)
         self.policy.seen([(d.call, d.text) for d, _o in batch if not d.error])
         if stop is None and self.cancel.is_set():
             stop = "cancelled"
-        return Batch(batch, stop, ask, in_words=bool(calls) and off_topic == len(calls))
+        return Batch(batch, stop, ask, in_words=bool(calls) and off_topic == len(calls),
+                     refused=frozenset(refused))
 
     def _record(self, call: ToolCall, outcome: Outcome, start: float | None = None,
                 ran: dict[str, Any] | None = None) -> tuple[CallDone, Outcome]:
