@@ -792,3 +792,10 @@ def test_asked_to_report_the_alarms_reads_them(commands, said):
     """"report alarm settings" -> the 1.5B called read_list and set_timer twice; "next
     alarm" -> set_alarm ("For what time?")."""
     assert commands.match(said).tool == "list_timers"
+
+
+@pytest.mark.parametrize("said", ["how many things are on the shopping list now",
+                                  "how many items are there on my shopping list"])
+def test_a_count_of_a_list_reads_it(commands, said):
+    """"... now" went to the model, which counted "3 apples and a loaf of bread" as 4."""
+    assert commands.match(said) == LocalMatch("list_read", "read_list", SHOP)
