@@ -71,6 +71,7 @@ class LocalCommands:
         self._meta: dict[str, tuple[str | None, str]] = {}
         self._readers: dict[str, slots.Reader] = slots.readers(self.clock)
         self._follow_ups = FollowUps(self.clock)
+        self._several: tuple[object, list[LocalMatch]] = (None, [])
         intents: dict[str, Any] = {}
         for name, spec in data["intents"].items():
             tool = spec.get("tool")
@@ -167,8 +168,16 @@ class LocalCommands:
         that are each a command with a tool, or a request nothing here serves ("... and turn
         on the lights": refused in its place), each one once ("what time is it and what's
         the date": one call of the clock says both); [] when it cannot be (one command, a
-        part the templates do not read, a correction: "5 minutes, no wait, 10")."""
+        part the templates do not read, a correction: "5 minutes, no wait, 10"). One turn
+        asks it up to three times (match, the local stage, the warmer): the last answer is
+        kept for the same words in the same minute."""
         said = clean(text)
+        key = (said, self.clock.now().replace(second=0, microsecond=0))
+        if self._several[0] != key:
+            self._several = (key, self._cut_into_commands(said))
+        return list(self._several[1])
+
+    def _cut_into_commands(self, said: str) -> list[LocalMatch]:
         if not said or lexicon().has("correction", said):
             return []
         joins = [m.span() for m in _JOIN.finditer(said)]
