@@ -364,6 +364,28 @@ def test_add_them_puts_on_the_list_what_the_user_just_said_was_needed(tools, tol
     assert item in s.read().lower()
 
 
+@pytest.mark.parametrize("said, item", [
+    ("oh dear, I'll need some prunes, would you write that down on my shopping list please",
+     "prunes"),
+    ("We need olive oil, put it on the shopping list.", "olive oil"),
+])
+def test_it_is_what_was_told_earlier_in_the_same_breath(tools, said, item):
+    """"I'll need some prunes, would you write that down on my shopping list": "down" went on
+    the list; what "that" points at was said a clause before."""
+    s = Session(tools)
+    s.say(said)
+    assert s.read().lower().endswith(f"your shopping list has 1 item: {item}.")
+
+
+def test_a_command_before_a_pointing_clause_is_not_what_was_told(tools):
+    s = Session(tools)
+    s.say("The pasta needs eleven minutes, set a timer for that.")
+    assert "11 minute" in s.timers()
+    s = Session(tools)
+    s.say("Set a timer for 10 minutes, and make a note of that")
+    assert "no notes" in tools.run(ToolCall("n", "read_notes", {})).say
+
+
 def test_that_after_a_question_or_a_call_is_not_what_was_told(tools):
     """"Make a note of that" after a question, or after a command that ran, is the model's
     to resolve: what the user told there is no note."""

@@ -95,6 +95,17 @@ def test_split_items():
 
 
 @pytest.mark.parametrize("said, items", [
+    ("tea bags too, the ordinary ones", ["ordinary tea bags"]),
+    ("milk, the organic one, and eggs", ["organic milk", "eggs"]),
+    ("apples and the green ones", ["green apples"]),
+    ("one apple", ["one apple"]),
+])
+def test_the_ones_describe_the_item_before_them(said: str, items: list[str]):
+    """"And tea bags too, the ordinary ones": 'ordinary ones' went on the list as an item."""
+    assert split_items(said) == items
+
+
+@pytest.mark.parametrize("said, items", [
     ("milk, to my shopping list", ["milk"]),  # the 0.5B passed on "And milk, and then to..."
     ("milk and then to my shopping list", ["milk"]),
     ("bread to the shopping list", ["bread"]),

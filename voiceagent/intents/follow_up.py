@@ -116,7 +116,7 @@ class FollowUps:
             return []
         told = "" if refs else last_told(history)
         found = (self._pointed(said, aside, refs) if refs
-                 else self._on_told(said, told) if told else [])
+                 else self.on_told(said, told) if told else [])
         earlier = [] if found else added_before(history)
         return found or (self._pointed(said, aside, earlier, only="correct") if earlier else [])
 
@@ -145,9 +145,9 @@ class FollowUps:
                 return found
         return []
 
-    def _on_told(self, said: str, told: str) -> list[LocalMatch]:
-        """"Set a timer for that", "make a note of that" about what the user told in the
-        last exchange, which no tool acted on."""
+    def on_told(self, said: str, told: str) -> list[LocalMatch]:
+        """"Set a timer for that", "make a note of that" about what the user `told` in the
+        last exchange, which no tool acted on, or earlier in the same breath."""
         try:
             readings = list(recognize_all(said, self._intents))
         except Exception:

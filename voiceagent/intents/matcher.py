@@ -22,7 +22,7 @@ from voiceagent.agent.tools import ToolRegistry
 from voiceagent.intents import slots
 from voiceagent.intents.follow_up import GIVE_WAY, FollowUps
 from voiceagent.intents.match import LocalMatch
-from voiceagent.intents.normalize import clean
+from voiceagent.intents.normalize import clean, opened
 from voiceagent.language import lexicon
 from voiceagent.language.data_file import load_data
 from voiceagent.ports import Clock
@@ -127,8 +127,21 @@ class LocalCommands:
         clauses = [c for c in _CLAUSE.split(text) if c.strip()]
         if len(clauses) < 2:
             return []
+        told = self._told_in_the_same_breath(text, clauses[-1])
+        if told:
+            return told
         found = [m for m in (self._follow_ups.calls(c, history) for c in clauses) if m]
         return found[0] if len(found) == 1 else []
+
+    def _told_in_the_same_breath(self, text: str, last: str) -> list[LocalMatch]:
+        """"I need prunes, put them on my shopping list", "The pasta needs eleven minutes,
+        set a timer for that": the last clause points at what the words before it told,
+        when those are no question and no command of their own."""
+        told = text[:text.rfind(last)].strip(" ,;")
+        said = opened(last)[1]
+        if not said or told.endswith("?") or self.match(told) is not None:
+            return []
+        return self._follow_ups.on_told(said, told)
 
     def match(self, text: str) -> LocalMatch | None:
         """The command in `text`, or None: send it to the LLM unchanged."""

@@ -255,6 +255,10 @@ def _weekday_offset(name: str, today: datetime) -> int:
     return (WEEKDAYS.index(name.lower()) - today.weekday() - 1) % 7 + 1
 
 
+_COUNTED_DAYS = (("days_ahead", 1), ("days_ago", -1), ("weeks_ahead", 7), ("weeks_ago", -7))
+"""time.yaml's templates of a count of days or weeks from today, and the days each counts."""
+
+
 def relative_day(text: str, today: datetime) -> Day | None:
     """The day `text` says relative to `today` ("tomorrow" 1, "in 3 days" 3, "3 days ago" -3,
     "next Friday"), or None when `text` is no such day."""
@@ -262,12 +266,10 @@ def relative_day(text: str, today: datetime) -> Day | None:
     named = _LEX.lookup("relative_days", said) if said else None
     if named is not None:
         return Day(int(number(named, "time.yaml: relative_days")))
-    found = _LEX.templates("days_ahead", {"n": r"\d+"}).match(said)
-    if found:
-        return Day(int(found.slots["n"]))
-    found = _LEX.templates("days_ago", {"n": r"\d+"}).match(said)
-    if found:
-        return Day(-int(found.slots["n"]))
+    for counted, days in _COUNTED_DAYS:
+        found = _LEX.templates(counted, {"n": r"\d+"}).match(said)
+        if found:
+            return Day(days * int(found.slots["n"]))
     found = _LEX.templates("weekday", {"weekday": _WEEKDAY}).match(said)
     if found:
         return Day(_weekday_offset(found.slots["weekday"], today), weekday=True)

@@ -71,7 +71,24 @@ def split_items(text: str) -> list[str]:
                             "named them (e.g. items='coffee').")
         if part and not _LEX.is_one("not_items", part) and part not in items:
             items.append(part)
-    return items
+    return _described(items)
+
+
+def _described(items: list[str]) -> list[str]:
+    """Items with "the ADJ ones" folded into the item before them: ['tea bags', 'ordinary
+    ones'] -> ['ordinary tea bags'] (nothing said is dropped, nothing added as an item)."""
+    kept: list[str] = []
+    for item in items:
+        words = item.split()
+        if not words or words[-1] not in _LEX.words("pro_forms"):
+            kept.append(item)
+            continue
+        said = [w for w in words[:-1] if w not in _LEX.words("determiners")]
+        if not kept:
+            raise ToolError(f"{item!r} names no item: pass the things themselves, as the user "
+                            "named them.")
+        kept[-1] = " ".join([*said, kept[-1]])
+    return kept
 
 
 def _same(a: str, b: str) -> bool:

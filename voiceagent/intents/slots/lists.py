@@ -7,10 +7,12 @@ from voiceagent.language import lexicon, tokens
 
 
 def items(text: str) -> Args | None:
-    """What to add to or remove from a list, in the user's words ('apples, milk and eggs')."""
+    """What to add to or remove from a list, in the user's words ('apples, milk and eggs');
+    None for words that only point at it ("write that down on my list": not "down")."""
     said = without_articles(text)
     low = said.lower()
-    if (not said or is_term("anaphora", low) or len(said.split()) > 12
+    if (not said or is_term("anaphora", low) or is_term("note_down", text)
+            or lexicon().is_one("particles", low) or len(said.split()) > 12
             or lexicon().has("item_stop", low)):
         return None
     return {"items": said}
