@@ -42,6 +42,16 @@ TIME = [
     # the clock gives the date of a relative day ("the date tomorrow") as well
     ("What's the date tomorrow?", "date", {"place": "tomorrow"}),
     ("What day will it be in 3 days?", "date", {"place": "in 3 days"}),
+    ("what's the date three weeks from today", "date", {"place": "three weeks from today"}),
+    # a time in one place as the time in another (tools/clock.py convert_time)
+    ("if it's ten pm in california what time is it in alabama", "time_convert",
+     {"time": "ten pm", "from_place": "california", "to_place": "alabama"}),
+    ("please convert nine am cst to est time", "time_convert",
+     {"time": "nine am", "from_place": "cst", "to_place": "est"}),
+    ("what is the time difference between eastern and pacific", "time_convert",
+     {"from_place": "eastern", "to_place": "pacific"}),
+    ("What time is it in Tokyo when it's 3 pm in London?", "time_convert",
+     {"time": "3 pm", "from_place": "London", "to_place": "Tokyo"}),
     ("What was the date yesterday?", "date", {"place": "yesterday"}),
     ("what day is it tomorrow", "date", {"place": "tomorrow"}),
     # and when a holiday or a date is, and how far away ("How many days until Christmas?")
@@ -338,6 +348,7 @@ SYSTEM = [
 ]
 
 TOOLS = {"time": "get_time", "date": "get_time", "weekday": "get_time",
+         "time_convert": "convert_time",
          "timer_start": "set_timer", "timer_cancel": "cancel_timer",
          "timer_cancel_all": "cancel_timer", "timer_status": "list_timers",
          "alarm_set": "set_alarm", "alarm_cancel": "cancel_timer", "list_add": "add_to_list",

@@ -22,7 +22,7 @@ SPOKEN = rf"\d{{1,2}}:\d\d [AP]M, ({WEEKDAYS}), \w+ \d{{1,2}}, \d{{4}}\."
 def get_time(timezone: str = "", at: str | None = None):
     zone = zone_named(timezone)
     clock = FakeClock(at, timezone or "UTC") if at else SystemClock(zone)
-    (tool,) = make_tools(clock)
+    tool, _ = make_tools(clock)
     assert tool.name == "get_time"  # agent/example.py and the evaluation refer to it
     return tool
 
@@ -154,7 +154,7 @@ def test_a_relative_day_in_place_of_a_place_gets_that_days_date():
                                             "3 days ago", "Monday", "Tokyo", "")] == [
         1, 3, 4, -3, 7, None, None]
     clock = FakeClock("2026-12-01 08:00")
-    [get_time] = make_tools(clock)
+    get_time, _ = make_tools(clock)
     now = clock.now()
     assert get_time(place="tomorrow") == (
         f"Tomorrow is {spoken_date(now + timedelta(days=1))}.")
@@ -201,7 +201,7 @@ def test_a_holiday_or_a_date_says_when_it_is_and_how_far_away():
     assert days_until_said("December 1", next_occurrence(12, 1, today), today).startswith(
         "December 1 is today")
     clock = FakeClock("2026-12-01 08:00")
-    [get_time] = make_tools(clock)
+    get_time, _ = make_tools(clock)
     now = clock.now()
     assert get_time(place="Halloween") == days_until_said(
         "halloween", next_occurrence(10, 31, now), now)
@@ -232,7 +232,7 @@ def test_a_holiday_whose_date_moves_is_counted_in_its_year(at, place, said):
     Thanksgiving and the Monday holidays move, so the clock works them out; "this year"
     after the day is past asked about this year's (SLURP: "june twenty seventh on this
     year" was answered with 2027's)."""
-    [get_time] = make_tools(FakeClock(at))
+    get_time, _ = make_tools(FakeClock(at))
     assert get_time(place=place) == said
 
 
@@ -243,5 +243,29 @@ def test_a_holiday_whose_date_moves_is_counted_in_its_year(at, place, said):
     ("7 am tomorrow", "7:00 AM is in 15 hours and 47 minutes."),
 ])
 def test_how_long_until_a_time_of_day(said, answer):
-    [get_time] = make_tools(FakeClock("2026-12-06 15:13"))
+    get_time, _ = make_tools(FakeClock("2026-12-06 15:13"))
     assert get_time(place=said) == answer
+
+
+@pytest.mark.parametrize("args, answer", [
+    ({"time": "ten pm", "from_place": "California", "to_place": "Alabama"},
+     "When it is 10:00 PM in California, it is 12:00 AM in Alabama, the next day."),
+    ({"time": "nine am", "from_place": "CST", "to_place": "EST"},
+     "When it is 9:00 AM in CST, it is 10:00 AM in EST."),
+    ({"time": "3 pm", "from_place": "Tokyo", "to_place": ""},
+     "When it is 3:00 PM in Tokyo, it is 7:00 AM here."),  # Berlin's winter: UTC+1
+    ({"time": "8 pm", "from_place": "the east coast", "to_place": "Sacramento"},
+     "When it is 8:00 PM in the east coast, it is 5:00 PM in Sacramento."),
+    ({"from_place": "eastern", "to_place": "pacific"},
+     "It is 3 hours earlier in pacific than in eastern. In pacific it is 6:13 AM now."),
+    ({"from_place": "London", "to_place": "Mumbai"},
+     "It is 5 hours and 30 minutes later in Mumbai than in London. In Mumbai it is 7:43 PM now."),
+    ({"from_place": "Paris", "to_place": ""},
+     "It is the same time here as in Paris. Here it is 3:13 PM now."),
+])
+def test_a_time_in_one_place_is_converted_to_another(args, answer):
+    """"if it's ten pm in california what time is it in alabama" (SLURP): the 1.5B answered
+    from memory ("The time difference between Eastern and Pacific is 8 hours.")."""
+    _, convert_time = make_tools(FakeClock("2026-12-06 15:13", "Europe/Berlin"))
+    assert convert_time(**args) == answer
+    assert convert_time.name == "convert_time"

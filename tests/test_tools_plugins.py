@@ -47,7 +47,7 @@ def test_every_family_builds_and_closes(tmp_path, boxes):
 def test_only_enabled_families_and_unknown_ones_warned(tmp_path, boxes):
     box = build(tmp_path, enabled=["clock", "calculator", "weather"])
     boxes.append(box)
-    assert box.registry.names == ["get_time", "calculate", "convert_units"]
+    assert box.registry.names == ["get_time", "convert_time", "calculate", "convert_units"]
     assert box.warnings == ["unknown tool families in [tools] enabled: weather (known: "
                             + ", ".join(FAMILIES) + ")"]
 
@@ -126,7 +126,7 @@ def test_broken_plugins_are_reported_and_skipped(tmp_path, boxes):
         str(tmp_path / "broken.py"), str(tmp_path / "empty.py"), "no_such_module_xyz",
         "missing/file.py", str(DATA / "my_tools.py")])
     boxes.append(box)
-    assert box.registry.names == ["get_time", "spell_word"]
+    assert box.registry.names == ["get_time", "convert_time", "spell_word"]
     assert len(box.warnings) == 4
     assert "broken.py" in box.warnings[0] and "ModuleNotFoundError" in box.warnings[0]
     assert "no functions decorated with @tool" in box.warnings[1]

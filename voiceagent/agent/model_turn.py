@@ -236,7 +236,8 @@ class ModelTurn:
         its tool only `when_too`."""
         served = [t for t in self.turn.voice.facts.asked if t.served]
         served = served if when_too else [t for t in served if not t.when] or served
-        tools = [tool for topic in served for tool in topic.tools if tool in self.a.tools]
+        tools = [tool for topic in served for tool in topic.tools
+                 if (found := self.a.tools.get(tool)) is not None and found.retried]
         if self.turn.voice.facts.answering or not asks_only(tokens(self.turn.user_text)):
             return tools
         reading = [t for t in tools if (tool := self.a.tools.get(t)) and not tool.writes]

@@ -72,6 +72,10 @@ class Tool:
     """(parameter, lexicon word set): a parameter that changes what the call does (more time
     on a running timer instead of a new one) counts only when the user said a word of that
     set ("add", "more"); otherwise it is left out."""
+    retried: bool = True
+    """Among the tools a turn asks the model to use when it answered without them (a claim
+    no result backs): the clock's time-zone converter is not, it is for a question that
+    names two clocks, and "what time is it" asked again must get the time."""
 
     @property
     def spec(self) -> ToolSpec:
@@ -102,6 +106,7 @@ def tool(
     asked_by: Mapping[str, str] | None = None,
     creates: Mapping[str, str] | None = None,
     found: Mapping[str, Callable[[str], str]] | None = None,
+    retried: bool = True,
 ) -> Any:
     """Decorator: `@tool` or `@tool(needs_approval=True, ...)` turns a function into a Tool.
     Used bare on an existing function too: `tool(func, speaks_result=True)`.
@@ -132,6 +137,7 @@ def tool(
             asked_by=tuple((asked_by or {}).items()),
             creates=tuple((creates or {}).items()),
             found=tuple((found or {}).items()),
+            retried=retried,
         )
 
     return wrap(func) if func is not None else wrap

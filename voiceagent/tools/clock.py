@@ -1,5 +1,6 @@
-"""Clock: the time, date and weekday here or in a named place (places.py finds its zone),
-and how far away a holiday or date is (days.py reads it)."""
+"""Clock: the time, date and weekday here or in a named place (places.py finds its zone), a
+time of day in one place as the time in another, and how far away a holiday or date is
+(days.py reads it)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from datetime import datetime, timedelta
 from voiceagent.agent.outcome import Outcome, Ref
 from voiceagent.agent.tools import Tool, tool
 from voiceagent.errors import ToolError
-from voiceagent.language import lexicon, tokens
+from voiceagent.language import lexicon, say, tokens
 from voiceagent.language.holidays import MONTHS
 from voiceagent.language.numbers import ordinal, ordinals
 from voiceagent.language.spoken_time import next_time
@@ -160,7 +161,50 @@ def make_tools(clock: Clock) -> list[Tool]:
         moment = clock.now()
         return f"It is {spoken_time(moment)}, {spoken_date(moment)}."
 
-    return [get_time]
+    @tool(speaks_result=True, grounded=("time", "from_place", "to_place"), retried=False)
+    def convert_time(to_place: str, time: str = "", from_place: str = "") -> str:
+        """A time of day in one place as the time in another ("if it's 10 pm in California,
+        what time is it in Alabama?"), or how many hours apart two places' clocks are.
+
+        Args:
+            to_place: the city, country or time zone asked about; empty for here.
+            time: the time of day the user said, e.g. '10 pm'; empty for the difference.
+            from_place: where that time is (a city, country or time zone); empty for here.
+        """
+        now = clock.now()
+        here = now.tzinfo
+        source = now if is_here(from_place) else now.astimezone(find_zone(from_place))
+        target = here if is_here(to_place) else find_zone(to_place)
+        if not time.strip():  # how far apart, and the time there now
+            there = source.astimezone(target)
+            return " ".join([_apart(source, there, there=_at(to_place), source=_at(from_place)),
+                             say("now_there", there=capitalised(_at(to_place)),
+                                 time=spoken_time(there))])
+        moment = next_time(time, source)
+        there = moment.astimezone(target)
+        shift = (there.date() - moment.date()).days
+        return say("time_elsewhere", time=spoken_time(moment), there_time=spoken_time(there),
+                   source=_at(from_place), there=_at(to_place),
+                   day=say("day_after") if shift > 0 else say("day_before") if shift < 0
+                   else "")
+
+    return [get_time, convert_time]
+
+
+def _at(place: str) -> str:
+    """"in the UK", or "here"."""
+    return say("here") if is_here(place) else say("in_place", place=with_the(place))
+
+
+def _apart(now_source: datetime, now_there: datetime, **names: str) -> str:
+    """"It is 2 hours later in Alabama than in California.": how far apart two clocks are
+    now."""
+    gap = (now_there.utcoffset() or timedelta()) - (now_source.utcoffset() or timedelta())
+    seconds = int(gap.total_seconds())
+    if not seconds:
+        return say("same_time", **names)
+    return say("hours_ahead" if seconds > 0 else "hours_behind",
+               length=spoken_length(abs(seconds)), **names)
 
 
 def time_until(said: str, now: datetime) -> str:

@@ -39,6 +39,7 @@ from voiceagent.intents.slots.times import (
     label,
     place,
     relative_day,
+    time_in_place,
     time_of_day,
     until_time,
     which_alarm,
@@ -64,6 +65,9 @@ def readers(now: Clock) -> dict[str, Reader]:
         "take_from": lambda text: ({"take_from": which["which"]} if (which := which_timer(text))
                                    else None),
         "time": lambda text: time_of_day(text, now), "place": place,
+        "from_place": lambda text: _as("from_place", place(text)),
+        "to_place": lambda text: _as("to_place", place(text)),
+        "time_in_place": time_in_place,
         "day": lambda text: relative_day(text, now), "items": items, "supplies": supplies,
         "until_time": lambda text: until_time(text, now),
         "list_name": list_name,
@@ -76,6 +80,12 @@ def readers(now: Clock) -> dict[str, Reader]:
         "contact": contact, "device_name": device_name, "somewhere": somewhere,
         "anything": anything,
     }
+
+
+def _as(name: str, args: Args | None) -> Args | None:
+    """A reader's one argument under another parameter's name (a place said as where
+    a time is: `from_place`)."""
+    return None if args is None else {name: next(iter(args.values()))}
 
 
 def schema_reader(name: str, prop: dict[str, Any]) -> Reader:

@@ -144,3 +144,18 @@ def until_time(text: str, now: Clock | None = None) -> Args | None:
     which answers how long it is until then (tools/clock.py)."""
     said = strip_edges(text)
     return {"place": said} if clock.time_until(said, (now or SystemClock()).now()) else None
+
+
+def time_in_place(text: str) -> Args | None:
+    """"nine am cst", "3 pm eastern": a time of day and the place whose clock it is on, said
+    without a word between them (a template cannot tell where one ends)."""
+    words = strip_edges(text).split()
+    for cut in range(len(words) - 1, 0, -1):  # the longest time first: "nine am" + "cst"
+        try:
+            parse_clock_time(" ".join(words[:cut]))
+        except ToolError:
+            continue
+        where = place(" ".join(words[cut:]))
+        if where is not None:
+            return {"time": " ".join(words[:cut]), "from_place": where["place"]}
+    return None
