@@ -643,3 +643,13 @@ def test_several_commands_with_one_failing_are_never_done_twice(tools):
     assert said.lower().endswith(
         "added eggs to your new shopping list. sorry, i couldn't do the rest.")
     assert s.read().lower().endswith("eggs.")  # once, and no model was asked
+
+
+@pytest.mark.parametrize("said", ["Set a 90 second timer.", "Start a timer for 90 seconds."])
+def test_a_length_in_other_numbers_is_the_length_said(tools, said):
+    """"a 90 second timer" reads as "1 minute 30 seconds": no number of it was said, so the
+    local command went to the model as made up; the length was said."""
+    s = Session(tools)
+    s.say(said)
+    assert "1 minute and 30 seconds" in s.timers()
+    s.model.assert_consumed()

@@ -101,6 +101,16 @@ def _has_date(carried: str, term: str) -> bool:
     return any(calendar_day(" ".join(words[s:e])) == day for s, e in date_spans(words))
 
 
+def is_length_said(value: str, utterance: str) -> bool:
+    """`value` is a length the user said, in other numbers ("1 minute 30 seconds" for "a 90
+    second timer": no number of it was said, the length was)."""
+    try:
+        called = parse_duration(value)
+    except Exception:  # not a length (a clock time)
+        return False
+    return any(abs(called - s) < 0.5 for s in lengths_said(utterance))
+
+
 def dropped(tool: Tool, args: dict[str, Any], utterance: str) -> list[str]:
     """What the user said that the call changes, written for the model."""
     problems: list[str] = []

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from voiceagent.agent.amounts import says_no_number, says_one, unsaid_numbers
-from voiceagent.agent.carried import dropped
+from voiceagent.agent.carried import dropped, is_length_said
 from voiceagent.agent.destroying import (
     asked_not_to_destroy,
     clearly_asked_to_destroy,
@@ -209,7 +209,7 @@ def ground(tool: Tool, args: dict[str, Any], utterance: str, *, earlier: str = "
             if value == 1 and says_one(utterance):
                 continue  # "How many ounces in a pound?"
             value = f"{value:g}"
-        if isinstance(value, str) and value.strip():
+        if isinstance(value, str) and value.strip() and not is_length_said(value, utterance):
             unsaid = unsaid_numbers(value, utterance)
             if unsaid:
                 problems.append(f"{param} {value!r} has numbers the user never said "
