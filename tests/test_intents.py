@@ -226,6 +226,12 @@ ALARMS = [
 
 SHOP = {"list_name": "shopping"}
 LISTS = [
+    # whether something is on a list: the list named, else every list
+    ("is milk on my shopping list", "list_has", {"list_name": "shopping", "item": "milk"}),
+    ("do we have eggs on the list", "list_has", {"item": "eggs"}),
+    ("did I add milk and bread to my grocery list", "list_has",
+     {"list_name": "grocery", "item": "milk and bread"}),
+    ("how many things are on my list", "list_read", {"list_name": "shopping"}),
     ("What's left on my to do list?", "list_read", {"list_name": "to do"}),
     ("What do I still need to buy?", "list_read", SHOP),
     ("Um, hey, could you add apples to my shopping list, please?", "list_add",
@@ -348,7 +354,7 @@ SYSTEM = [
 ]
 
 TOOLS = {"time": "get_time", "date": "get_time", "weekday": "get_time",
-         "time_convert": "convert_time",
+         "time_convert": "convert_time", "list_has": "read_list",
          "timer_start": "set_timer", "timer_cancel": "cancel_timer",
          "timer_cancel_all": "cancel_timer", "timer_status": "list_timers",
          "alarm_set": "set_alarm", "alarm_cancel": "cancel_timer", "list_add": "add_to_list",

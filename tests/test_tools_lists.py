@@ -40,6 +40,20 @@ def test_duplicates_are_not_added_twice(t):
         "Apple is already on your shopping list.")
 
 
+def test_whether_something_is_on_a_list_is_answered_yes_or_no(t):
+    """"is milk on my shopping list": the 1.5B answered from the conversation, or read the
+    whole list out."""
+    assert t["read_list"](item="milk") == "No, milk is not on your shopping list."
+    t["add_to_list"](list_name="shopping", items="milk, eggs")
+    t["add_to_list"](list_name="to-do", items="call the plumber")
+    assert t["read_list"](list_name="shopping", item="Milk") == (
+        "Yes, milk is on your shopping list.")
+    assert t["read_list"](list_name="shopping", item="egg and bread") == (
+        "Yes, egg is on your shopping list. No, bread is not on your shopping list.")
+    assert t["read_list"](item="eggs") == "Yes, eggs are on your shopping list."
+    assert t["read_list"](item="call the plumber") == "Yes, call the plumber is on your to-do list."
+
+
 def test_an_item_is_taken_off_the_one_list_it_is_on_when_no_list_is_named(t):
     t["add_to_list"](list_name="shopping", items="milk, eggs")
     t["add_to_list"](list_name="to-do", items="call the plumber, buy milk")

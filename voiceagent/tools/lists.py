@@ -101,11 +101,11 @@ def spoken_join(items: list[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def _be(items: list[str], singular: str = "is") -> str:
-    """'is'/'are' ('was'/'were') for one item or several."""
-    if len(items) == 1:
-        return singular
-    return "are" if singular == "is" else "were"
+def _be(items: list[str], one: str = "is") -> str:
+    """'is'/'are' ('was'/'were') for one item or several ("eggs are")."""
+    if len(items) == 1 and singular(items[0]) == items[0]:
+        return one
+    return "are" if one == "is" else "were"
 
 
 def _write(path: Path, lines: list[str]) -> None:
@@ -218,14 +218,17 @@ def make_tools(data_dir: Path, aliases: dict[str, str],
         return Outcome(f"Added {spoken_join(added)} to your {'new ' if new else ''}{name} list.",
                        (Ref("list", "added", key=name, items=tuple(added)),))
 
-    @tool(speaks_result=True, grounded=("list_name",), known={"list_name": lists.exists},
-          found={"list_name": lists.said})
-    def read_list(list_name: str = "") -> Outcome | str:
-        """What is on a list, or which lists there are.
+    @tool(speaks_result=True, grounded=("list_name", "item"),
+          known={"list_name": lists.exists}, found={"list_name": lists.said})
+    def read_list(list_name: str = "", item: str = "") -> Outcome | str:
+        """What is on a list, or which lists there are; or whether something is on one.
 
         Args:
             list_name: the list's name as said; empty for all list names.
+            item: what the user asked whether is on the list, in their words; else empty.
         """
+        if item.strip():
+            return _has_item(list_name, item)
         if _all_lists(_slug(list_name)):
             names = lists.names()
             return f"Your lists: {spoken_join(names)}." if names else "You have no lists yet."
@@ -238,6 +241,25 @@ def make_tools(data_dir: Path, aliases: dict[str, str],
             return Outcome(f"Your {name} list is empty.", read)
         count = f"{len(items)} item{'s' if len(items) != 1 else ''}"
         return Outcome(f"Your {name} list has {count}: {spoken_join(items)}.", read)
+
+    def _has_item(list_name: str, item: str) -> Outcome:
+        """"Is milk on my shopping list?": yes or no, from the list named or, when none
+        was, from every list."""
+        asked = split_items(item)
+        names = (lists.names() if _all_lists(_slug(list_name))
+                 else [lists.resolve(list_name, must_exist=False)])
+        kept = {name: lists.read(name) for name in names}
+        where = [n for n, items in kept.items() if any(_same(a, i) for a in asked for i in items)]
+        named = names[0] if len(names) == 1 else "shopping"
+        refs = tuple(Ref("list", "read", key=n, items=tuple(kept[n])) for n in where or names)
+        if not where:
+            return Outcome(say("not_on_list", items=spoken_join(asked), be=_be(asked),
+                               name=named), refs)
+        on = [a for a in asked if any(_same(a, i) for n in where for i in kept[n])]
+        return Outcome(say("on_list", items=spoken_join(on), be=_be(on), name=where[0])
+                       + (" " + say("not_on_list", items=spoken_join(off), be=_be(off),
+                                    name=where[0])
+                          if (off := [a for a in asked if a not in on]) else ""), refs)
 
     @tool(speaks_result=True, writes=True, grounded=("items",),
           known={"list_name": lists.exists}, asks={"items": say("ask_removed")},

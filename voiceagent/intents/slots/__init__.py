@@ -69,6 +69,7 @@ def readers(now: Clock) -> dict[str, Reader]:
         "to_place": lambda text: _as("to_place", place(text)),
         "time_in_place": time_in_place,
         "day": lambda text: relative_day(text, now), "items": items, "supplies": supplies,
+        "item": lambda text: _as("item", items(text)),
         "until_time": lambda text: until_time(text, now),
         "list_name": list_name,
         # an item no longer wanted: not a timer, list or note of ours ("I don't need the timer
