@@ -319,6 +319,23 @@ def test_a_date_said_with_an_alarm_reaches_the_call(tools, said):
     assert datetime.fromtimestamp(done.refs[0].due).strftime("%m-%d %H:%M") == "04-05 07:00"
 
 
+def test_am_or_pm_the_user_gave_no_word_for_is_left_out(tools):
+    """"remind me that i have an appointment twelve o clock on saturday": the 1.5B called
+    "12:00 AM saturday", midnight. Left out, the alarm takes the first twelve o'clock to come
+    on Saturday; "seven pm" said is kept."""
+    model = ScriptedChatModel().enqueue(calls(("set_alarm", {
+        "time": "12:00 AM saturday", "label": "appointment"})))
+    result, _spoken = run(model, tools, "remind me that i have an appointment twelve o clock "
+                                        "on saturday")
+    [done] = result.tool_calls
+    assert not done.error
+    assert datetime.fromtimestamp(done.refs[0].due).strftime("%A %H:%M") == "Saturday 12:00"
+    model = ScriptedChatModel().enqueue(calls(("set_alarm", {"time": "7:00 PM"})))
+    result, _spoken = run(model, tools, "set an alarm for seven pm")
+    [done] = result.tool_calls
+    assert datetime.fromtimestamp(done.refs[0].due).strftime("%H:%M") == "19:00"
+
+
 def test_a_date_is_no_clock_time(tools):
     """"remind me on fifth april there is a meeting with boss": the 1.5B set 5:00 PM today
     (the day's number for a time, the date dropped). The date reaches the call and its

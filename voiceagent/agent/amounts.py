@@ -92,3 +92,19 @@ def unsaid_numbers(value: str, utterance: str) -> list[str]:
     said |= {h * 60 + m for h in said for m in said | {0} if h < 24 and m < 60}
     written = re.findall(r"\d+", numbers_in(value.lower()))
     return [n for n in written if int(n) != 0 and int(n) not in said]
+
+
+_HALF = re.compile(rf"(?<=\d)\s*(?:{lexicon().regex('meridiem')})(?![\w.])", re.I)
+
+
+def without_unsaid_half(value: str, utterance: str) -> str:
+    """`value` (a clock time in a call) without an "am" or "pm" the user gave no word for:
+    "twelve o clock on saturday" was called "12:00 AM saturday", midnight; left out, the
+    alarm takes whichever twelve comes first. `value` itself when nothing is left out."""
+    words = tokens(numbers_in(utterance.lower()))
+    lex = lexicon()
+    if (_HALF.search(" ".join(words)) or lex.has("day_parts", words)
+            or lex.has("named_times", words) or lex.has("same_day", words)):
+        return value
+    return " ".join(_HALF.sub("", re.sub(r"(?i)\b([ap])\.\s?m\.", r"\1m", value)).split())
+

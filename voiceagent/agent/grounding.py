@@ -14,7 +14,12 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from voiceagent.agent.amounts import says_no_number, says_one, unsaid_numbers
+from voiceagent.agent.amounts import (
+    says_no_number,
+    says_one,
+    unsaid_numbers,
+    without_unsaid_half,
+)
 from voiceagent.agent.carried import dropped, is_length_said
 from voiceagent.agent.destroying import (
     asked_not_to_destroy,
@@ -209,6 +214,9 @@ def ground(tool: Tool, args: dict[str, Any], utterance: str, *, earlier: str = "
             if value == 1 and says_one(utterance):
                 continue  # "How many ounces in a pound?"
             value = f"{value:g}"
+        if isinstance(value, str) and (
+                kept := without_unsaid_half(value, f"{answering} {utterance}")) != value:
+            trim.append((param, kept))  # "twelve o clock on saturday" called "12:00 AM"
         if isinstance(value, str) and value.strip() and not is_length_said(value, utterance):
             unsaid = unsaid_numbers(value, utterance)
             if unsaid:
