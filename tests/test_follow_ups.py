@@ -653,3 +653,19 @@ def test_a_length_in_other_numbers_is_the_length_said(tools, said):
     s.say(said)
     assert "1 minute and 30 seconds" in s.timers()
     s.model.assert_consumed()
+
+
+@pytest.mark.parametrize("added, changed, item", [
+    ("Add 2 pounds of ground beef to the shopping list.", "Actually make that 3 pounds.",
+     "3 pounds of ground beef"),
+    ("Add 6 eggs to the shopping list.", "No, twelve.", "12 eggs"),
+    ("Add 2 liters of milk to the shopping list.", "Make it 3 liters.", "3 liters of milk"),
+])
+def test_a_new_amount_alone_changes_the_amount_of_the_item_just_added(tools, added, changed,
+                                                                       item):
+    """"actually make that 3 pounds" after ground beef put "3 pounds" on the list as an item
+    of its own (a session in another style)."""
+    s = Session(tools)
+    s.say(added)
+    s.say(changed)
+    assert s.read().lower().endswith(f"your shopping list has 1 item: {item}.")

@@ -9,6 +9,8 @@ from voiceagent.agent.outcome import Ref
 from voiceagent.intents import slots
 from voiceagent.intents.match import LocalMatch
 from voiceagent.language import lexicon, tokens
+from voiceagent.language.plural import singular
+from voiceagent.tools.words import numbers_in
 
 
 def take_off(gone: str, refs: list[Ref]) -> list[LocalMatch]:
@@ -70,12 +72,33 @@ def more_items(more: str, refs: list[Ref]) -> list[LocalMatch]:
 
 
 def replace_item(on: Ref, old: str, new: str) -> list[LocalMatch]:
-    """On list `on`, `old` taken off and `new` put on instead."""
-    items = slots.items(new)
+    """On list `on`, `old` taken off and `new` put on instead; a new amount alone changes
+    the amount of `old` ("make that 3 pounds" after "2 pounds of ground beef")."""
+    items = slots.items(_with_amount(old, new) or new)
     if items is None or same_item(items["items"], old):
         return []
     return [LocalMatch("list_remove", "remove_from_list", {"list_name": on.key, "items": old}),
             LocalMatch("list_add", "add_to_list", {"list_name": on.key, **items})]
+
+
+def _with_amount(item: str, amount: str) -> str:
+    """`item` with `amount` in place of the amount it begins with ("2 pounds of ground beef",
+    "3 pounds" -> "3 pounds of ground beef"; "6 eggs", "twelve" -> "12 eggs"); "" when
+    `amount` is more than an amount, or `item` has none."""
+    old, new = numbers_in(item).split(), numbers_in(amount).split()
+    if not old or not new or not _is_number(old[0]) or not _is_number(new[0]):
+        return ""
+    if len(new) == 1:
+        return " ".join(new + old[1:])
+    unit = len(new) - 1  # the words after the number: the unit, if they are one
+    if [singular(w) for w in old[1:1 + unit]] == [singular(w) for w in new[1:]]:
+        return " ".join(new + old[1 + unit:])
+    of = old.index("of") if "of" in old[1:4] else 0
+    return " ".join(new + old[of:]) if of and unit <= 2 else ""
+
+
+def _is_number(word: str) -> bool:
+    return word.replace(".", "", 1).isdigit()
 
 
 def _the_one_meant(said: str, items: list[str]) -> str:
