@@ -669,3 +669,26 @@ def test_a_new_amount_alone_changes_the_amount_of_the_item_just_added(tools, add
     s.say(added)
     s.say(changed)
     assert s.read().lower().endswith(f"your shopping list has 1 item: {item}.")
+
+
+def test_a_bill_split_and_a_tip_on_top(tools):
+    """"the dinner was 84 dollars, split it four ways" then "and with a 20 percent tip on
+    top": the 1.5B answered both without the calculator, the second wrong ($25.60)."""
+    s = Session(tools)
+    assert s.say("The dinner was 84 dollars, split it four ways.").endswith(
+        "84 divided by four is 21.")
+    assert s.say("And with a 20 percent tip on top.").endswith(" is 25.2.")
+    assert s.say("What's 10 percent of that?").endswith("10 percent of 25.2 is 2.52.")
+    s.model.assert_consumed()
+
+
+def test_another_timer_named_before_its_length(tools):
+    """"and another one for the potatoes, 30 minutes" after a chicken timer: the 1.5B
+    called calculate('30 minutes + 45 minutes'), then again for "cancel that one"."""
+    s = Session(tools)
+    s.say("Set a timer for the chicken, 45 minutes.")
+    s.say("And another one for the potatoes, 30 minutes.")
+    assert "30 minute potatoes timer" in s.timers() and "45 minute chicken" in s.timers()
+    s.say("The potatoes are done early, cancel that one.")
+    assert "potatoes" not in s.timers() and "chicken" in s.timers()
+    s.model.assert_consumed()

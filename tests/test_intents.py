@@ -97,6 +97,9 @@ TIME = [
 ]
 
 TIMERS = [
+    # the name said before the length, a comma between: "for the chicken, 45 minutes"
+    ("set a timer for the chicken, 45 minutes", "timer_start",
+     {"label": "chicken", "duration": "45 minutes"}),
     ("Set a timer for five minutes, please.", "timer_start", {"duration": "5 minutes"}),
     ("Hey Jarvis, set a timer for ten minutes.", "timer_start", {"duration": "10 minutes"}),
     ("set timer 5 minutes", "timer_start", {"duration": "5 minutes"}),
@@ -229,6 +232,7 @@ LISTS = [
     # whether something is on a list: the list named, else every list
     ("is milk on my shopping list", "list_has", {"list_name": "shopping", "item": "milk"}),
     ("do we have eggs on the list", "list_has", {"item": "eggs"}),
+    ("did I already put flour on there", "list_has", {"item": "flour"}),
     ("did I add milk and bread to my grocery list", "list_has",
      {"list_name": "grocery", "item": "milk and bread"}),
     ("how many things are on my list", "list_read", {"list_name": "shopping"}),
@@ -303,6 +307,10 @@ NOTES = [
 ]
 
 MATHS = [
+    # a bill shared, a tip: money said with the amounts
+    ("split 84 dollars four ways", "calculate", {"expression": "84 dollars divided by four"}),
+    ("what's a 20 percent tip on 84 dollars", "calculate",
+     {"expression": "20 percent of 84 dollars"}),
     ("what is 7 times 8", "calculate", {"expression": "7 times 8"}),
     ("What's 12 times 7?", "calculate", {"expression": "12 times 7"}),
     ("What is 144 divided by 12?", "calculate", {"expression": "144 divided by 12"}),

@@ -266,11 +266,11 @@ class FollowUps:
         of = pointer.words.get("of") or pointer.words.get("scale")
         number = number_value(slots.strip_edges(pointer.words.get("number", "")))
         op = pointer.words.get("op", "")
-        share = pointer.words.get("share", "")
+        share = next((pointer.words[k] for k in ("share", "rise", "tip") if k in pointer.words), "")
         if of:  # "double it", "the square root of that"
             expression = f"{of} {last:g}"
-        elif number is not None and share:  # "10 percent of that"
-            expression = f"{number:g} {share} {last:g}"
+        elif number is not None and share:  # "10 percent of that", "with a 20 percent tip"
+            expression = share.format(n=f"{number:g}", last=f"{last:g}")
         elif number is not None and op:
             expression = f"{last:g} {op} {number:g}"
         else:
@@ -288,6 +288,9 @@ class FollowUps:
         made = [r for r in refs if r.kind in ("timer", "alarm") and r.action == "made"]
         new = pointer.words.get("new", "")
         named = slots.label(pointer.words["label"]) if "label" in pointer.words else {}
+        if "label_new" in pointer.words:  # "another one for the potatoes, 30 minutes"
+            both = slots.label_duration(pointer.words["label_new"]) or {}
+            new, named = both.get("duration", ""), {"label": both["label"]} if both else None
         if len(made) != 1 or named is None:  # "for the rice": its own name
             return []
         if made[0].kind == "timer":

@@ -26,7 +26,7 @@ from voiceagent.intents.normalize import clean, opened
 from voiceagent.language import lexicon
 from voiceagent.language.data_file import load_data
 from voiceagent.ports import Clock
-from voiceagent.tools.words import SMALL
+from voiceagent.tools.words import SMALL, numbers_in
 from voiceagent.wallclock import SystemClock
 
 log = logging.getLogger(__name__)
@@ -36,6 +36,7 @@ _CLAUSE = re.compile(r"\s*[,.;!?]\s+|\s*[.;!?]$")
 _JOIN = re.compile(rf"\s*[,.;!?]\s+(?:(?:{lexicon().regex('joins')})\b\s*)?"
                    rf"|\s+(?:{lexicon().regex('joins')})\s+", re.I)
 _MAX_JOINS = 4
+_POINTING = re.compile(rf"\b(?:{lexicon().regex('pronouns')})\b", re.I)
 """More places to cut than this: not tried as several commands (each run of words between
 two of them is matched once: 15 runs for 4)."""
 
@@ -141,7 +142,13 @@ class LocalCommands:
         said = opened(last)[1]
         if not said or told.endswith("?") or self.match(told) is not None:
             return []
-        return self._follow_ups.on_told(said, told)
+        found = self._follow_ups.on_told(said, told)
+        amounts = re.findall(r"\d+(?:\.\d+)?", numbers_in(told.lower()))
+        if found or len(amounts) != 1:
+            return found
+        # a sum on the one amount told: "The dinner was 84 dollars, split it four ways."
+        summed = self.match(_POINTING.sub(amounts[0], said, count=1))
+        return [summed] if summed is not None and summed.tool == "calculate" else []
 
     def match(self, text: str) -> LocalMatch | None:
         """The command in `text`, or None: send it to the LLM unchanged."""

@@ -47,10 +47,10 @@ percent of 50"); a % before a number is Python's own (mod)."""
 
 
 def _counted_units() -> str:
-    """Units a sum counts in ("3 hours * 60 minutes"): the names of units of time, and nouns
-    that count ("dozen"), as said one or several."""
+    """Units a sum counts in ("3 hours * 60 minutes"): the names of units of time, nouns
+    that count ("dozen") and money ("84 dollars"), as said one or several."""
     names = [*_LEX.table("durations"), *_LEX.table("unit_sizes").get("time", {}),
-             *_LEX.phrases("count_nouns")]
+             *_LEX.phrases("count_nouns"), *_LEX.phrases("money")]
     return "|".join(sorted({form for n in names for form in (n, plural(n))}, key=len,
                            reverse=True))
 
@@ -61,7 +61,7 @@ _UNIT_AFTER_NUMBER = re.compile(rf"(\d)\s*(?:{_counted_units()})\b")
 def to_expression(text: str) -> str:
     """Spoken arithmetic to a Python-style expression: 'five times 3' -> '5 * 3'."""
     t = _OPENER.sub("", numbers_in(text.lower()))
-    t = t.replace(",", "").rstrip(" ?.!=")
+    t = re.sub(r"[$€£](?=\s*\d)", "", t.replace(",", "")).rstrip(" ?.!=")  # "$60": 60
     t = _WRITTEN.sub(lambda m: f" {_SIGNS[m[0].strip()]} ", t)
     t = _SUM_WORDS.sub(lambda m: f" {_LEX.lookup('sum_words', m[0])} ", t)
     t = re.sub(rf"\b({'|'.join(_FUNCS)})\s+({NUMBER})", r"\1(\2)", t)

@@ -20,6 +20,7 @@ from voiceagent.intents.slots.arithmetic import (
     operand,
     operation,
     quantity,
+    shared,
     to_unit,
     unit_check,
 )
@@ -37,6 +38,7 @@ from voiceagent.intents.slots.times import (
     duration,
     duration_label,
     label,
+    label_duration,
     place,
     relative_day,
     time_in_place,
@@ -60,6 +62,7 @@ def readers(now: Clock) -> dict[str, Reader]:
     by `now`."""
     return {
         "duration": duration, "label": label, "duration_label": duration_label,
+        "label_duration": label_duration,
         "which_timer": which_timer, "which_alarm": which_alarm,
         "add_to": lambda text: {"add_to": which["which"]} if (which := which_timer(text)) else None,
         "take_from": lambda text: ({"take_from": which["which"]} if (which := which_timer(text))
@@ -78,6 +81,7 @@ def readers(now: Clock) -> dict[str, Reader]:
         "message": lambda text: {"message": text.strip()} if text.strip() else None,
         "text": note_text, "expression": expression, "quantity": quantity,
         "to_unit": to_unit, "left": operand("left"), "right": operand("right"),
+        "shared": shared,
         "contact": contact, "device_name": device_name, "somewhere": somewhere,
         "anything": anything,
     }

@@ -35,9 +35,26 @@ def operand(name: str) -> Reader:
 
     def read(text: str) -> Args | None:
         said = strip_edges(text)
-        return {name: said} if number_value(said) is not None else None
+        return {name: said} if _amount(said) else None
 
     return read
+
+
+def _amount(said: str) -> bool:
+    """A number, or an amount of money ("84 dollars", "$60")."""
+    return number_value(said) is not None or number_value(calculator.to_expression(said)) \
+        is not None
+
+
+def shared(text: str) -> Args | None:
+    """"84 dollars four": an amount and how many share it, said without a word between
+    ("split 84 dollars four ways"), as a division."""
+    words = strip_edges(text).split()
+    for cut in range(len(words) - 1, 0, -1):  # the share is the last words: "84 | four"
+        left, right = " ".join(words[:cut]), " ".join(words[cut:])
+        if _amount(left) and number_value(right) is not None:
+            return expression(f"{left} divided by {right}")
+    return None
 
 
 def operation(args: Args) -> Args | None:

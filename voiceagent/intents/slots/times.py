@@ -49,6 +49,18 @@ def duration_label(text: str) -> Args | None:
     return None
 
 
+def label_duration(text: str) -> Args | None:
+    """'the chicken, 45 minutes' -> label 'chicken', 45 minutes: the name said before the
+    length, with no word between them (a template cannot tell where one ends)."""
+    words = strip_edges(text).split()
+    for cut in range(1, len(words)):
+        length = duration(" ".join(words[cut:]))
+        named = label(" ".join(words[:cut]).rstrip(",;:")) if length else None
+        if length and named:
+            return named | length
+    return None
+
+
 def which_timer(text: str) -> Args | None:
     """The timer to cancel, as the timer tool names them ('pasta', '5 minute')."""
     words = without_articles(text)
