@@ -155,6 +155,8 @@ def test_a_pronoun_is_no_item(tmp_path):
     ("list all my lists", ""),
     ("list the items", ""),
     ("remove milk from the list", ""),
+    ("what lists do I have", ""),  # read as "You have no what list yet."
+    ("how many lists have i got", ""),
 ])
 def test_the_list_a_request_names(tmp_path, said: str, named: str):
     _, lists = make_tools(tmp_path, {}, FakeClock())
