@@ -43,6 +43,9 @@ TIME = [
     ("What's the date tomorrow?", "date", {"place": "tomorrow"}),
     ("What day will it be in 3 days?", "date", {"place": "in 3 days"}),
     ("what's the date three weeks from today", "date", {"place": "three weeks from today"}),
+    ("what month is today", "date", {}),
+    ("fine, add naan bread to the shopping list then", "list_add",
+     {"items": "naan bread", "list_name": "shopping"}),
     # a time in one place as the time in another (tools/clock.py convert_time)
     ("if it's ten pm in california what time is it in alabama", "time_convert",
      {"time": "ten pm", "from_place": "california", "to_place": "alabama"}),

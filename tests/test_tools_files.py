@@ -120,4 +120,5 @@ def test_shell_timeout_kills_the_whole_command(ws):
     call = ToolCall("1", "run_command", {"command": "sleep 30 & echo $! > sleep.pid; wait"})
     text, is_error = registry.run(call).pair
     assert is_error and "did not finish within 1 seconds" in text
-    assert not _running(int((ws / "sleep.pid").read_text()))  # killed with its group
+    started = ws / "sleep.pid"  # on a loaded machine the shell may be stopped before it wrote
+    assert not started.exists() or not _running(int(started.read_text()))  # killed with its group

@@ -55,6 +55,8 @@ def opened(text: str) -> tuple[str, str]:
         if found:
             dropped.append(found.group(0).strip(_EDGE))
             t = t[found.end():].strip(_EDGE)
-        t = _TRAILING.sub("", t).strip(_EDGE)
+        tail = _TRAILING.search(t)
+        if tail and not _LEX.has("tail_governors", t[:tail.start()].split()[-1:]):
+            t = t[:tail.start()].strip(_EDGE)
         if t == before:
             return " ".join(dropped), t
