@@ -43,6 +43,12 @@ def test_claims_of_things_done_need_a_tool_that_did_them() -> None:
     assert unbacked("Sure, I'll add naan bread to the list.", said="x", calls=done) == ()
     failed = (Call("add_to_list", {"items": "naan"}, "Error: no", error=True, writes=True),)
     assert unbacked("I've added naan bread.", said="x", calls=failed)  # it did not run
+    # what the user had done, earlier in the session: "what did i just add"
+    added = (Call("add_to_list", {"items": "lentils"}, "Added lentils.", writes=True),)
+    assert unbacked("You just added lentils to your shopping list.", said="what did i just add",
+                    calls=(), earlier=added) == ()
+    assert unbacked("You just added lentils to your shopping list.", said="what did i just add",
+                    calls=())  # nothing was added
 
 
 def test_live_state_needs_the_clock_or_words_someone_said() -> None:

@@ -79,7 +79,9 @@ def unbacked(answer: str, *, said: str, calls: Sequence[Call],
         for cls in words.claims:
             if cls.requests and not asked_action:
                 continue
-            backing = ran_now | ran_before if cls.conversation else ran_now
+            # what the user had done earlier ("You just added lentils.") rests on the session
+            backing = (ran_now | ran_before if cls.conversation or said_words[:1] == ["you"]
+                       else ran_now)
             if cls.tools & backing:
                 continue
             if cls.about_values:
