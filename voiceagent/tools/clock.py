@@ -161,7 +161,8 @@ def make_tools(clock: Clock) -> list[Tool]:
         moment = clock.now()
         return f"It is {spoken_time(moment)}, {spoken_date(moment)}."
 
-    @tool(speaks_result=True, grounded=("time", "from_place", "to_place"), retried=False)
+    @tool(speaks_result=True, grounded=("time", "from_place", "to_place"), retried=False,
+          asks={"to_place": say("ask_place")})
     def convert_time(to_place: str, time: str = "", from_place: str = "") -> str:
         """A time of day in one place as the time in another ("if it's 10 pm in California,
         what time is it in Alabama?"), or how many hours apart two places' clocks are.
