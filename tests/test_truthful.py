@@ -1032,3 +1032,13 @@ def test_an_order_taken_in_the_requests_words_is_a_claim(sentence, asked, claims
     from voiceagent.agent.spoken import unbacked
     assert bool(unbacked(sentence, Facts(request=asked))) is claims
     assert not unbacked(sentence, Facts(request=asked, wrote=True))
+
+
+def test_a_time_zone_conversion_nobody_named_places_for_asks_for_them(tools):
+    """"convert time zone": the 1.5B called convert_time('New York', '10 pm', 'Los
+    Angeles'), was refused, then looped on convert_units."""
+    model = ScriptedChatModel().enqueue(calls(("convert_time", {
+        "to_place": "New York", "time": "10 pm", "from_place": "Los Angeles"})))
+    result, spoken = run(model, tools, "convert time zone")
+    assert spoken == "Which places should I compare?"
+    assert result.tool_calls[0][2] is True  # refused: nothing ran
