@@ -31,6 +31,7 @@ from voiceagent.intents.slots.refusals import (
     device_name,
     mentions_own_tools,
     somewhere,
+    unserved_thing,
     yields_to_the_model,
 )
 from voiceagent.intents.slots.text import Args, Reader, strip_edges
@@ -72,7 +73,10 @@ def readers(now: Clock) -> dict[str, Reader]:
         "to_place": lambda text: _as("to_place", place(text)),
         "time_in_place": time_in_place,
         "day": lambda text: relative_day(text, now), "items": items, "supplies": supplies,
-        "item": lambda text: _as("item", items(text)),
+        # a thing asked about on a list: not a timer, alarm or reminder of ours, nor what
+        # another service keeps ("do i have any reminders on my list", "a contact named allen")
+        "item": lambda text: None if mentions_own_tools(text) or unserved_thing(text)
+        else _as("item", items(text)),
         "until_time": lambda text: until_time(text, now),
         "list_name": list_name,
         # an item no longer wanted: not a timer, list or note of ours ("I don't need the timer
