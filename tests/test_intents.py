@@ -193,6 +193,8 @@ TIMERS = [
 ]
 
 ALARMS = [
+    # "o clock" as typed, without its apostrophe
+    ("wake me up at six o clock", "alarm_set", {"time": "six o clock"}),
     ("Set an alarm for 7 AM.", "alarm_set", {"time": "7 AM"}),
     ("set an alarm for 6:30", "alarm_set", {"time": "6:30"}),
     ("set an alarm for 6:30 a.m.", "alarm_set", {"time": "6:30 a.m"}),
