@@ -692,3 +692,13 @@ def test_another_timer_named_before_its_length(tools):
     s.say("The potatoes are done early, cancel that one.")
     assert "potatoes" not in s.timers() and "chicken" in s.timers()
     s.model.assert_consumed()
+
+
+@pytest.mark.parametrize("said", ["Wait no, cheddar instead.", "Actually no, the cheddar."])
+def test_two_words_of_taking_it_back_then_the_new_item(tools, said):
+    """"wait no, cheddar instead" after mozzarella: the model said "Sorry, I can't do that
+    here." and mozzarella stayed."""
+    s = Session(tools)
+    s.say("Put mozzarella on my grocery list.")
+    s.say(said)
+    assert s.read().lower().endswith("your shopping list has 1 item: cheddar.")
