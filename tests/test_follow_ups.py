@@ -702,3 +702,15 @@ def test_two_words_of_taking_it_back_then_the_new_item(tools, said):
     s.say("Put mozzarella on my grocery list.")
     s.say(said)
     assert s.read().lower().endswith("your shopping list has 1 item: cheddar.")
+
+
+def test_and_also_after_a_note_is_one_more_note(tools):
+    """"and also that the bins go out on thursday" after a note: the 1.5B called get_time
+    and the user heard "Sorry, I couldn't do that."; a question after it stays one."""
+    s = Session(tools)
+    s.say("Make a note that the gate code is 4419.")
+    s.say("And also that the bins go out on Thursday.")
+    notes = tools.run(ToolCall("n", "read_notes", {})).say
+    assert "bins go out on Thursday" in notes and "gate code is 4419" in notes
+    assert "it is " in s.say("And what time is it?").lower()
+    s.model.assert_consumed()

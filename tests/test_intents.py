@@ -316,6 +316,8 @@ MATHS = [
     ("split 84 dollars four ways", "calculate", {"expression": "84 dollars divided by four"}),
     ("what's a 20 percent tip on 84 dollars", "calculate",
      {"expression": "20 percent of 84 dollars"}),
+    ("what's an 18 percent tip on 65 dollars", "calculate",
+     {"expression": "18 percent of 65 dollars"}),
     ("what is 7 times 8", "calculate", {"expression": "7 times 8"}),
     ("What's 12 times 7?", "calculate", {"expression": "12 times 7"}),
     ("What is 144 divided by 12?", "calculate", {"expression": "144 divided by 12"}),

@@ -75,7 +75,8 @@ def test_minutes_around_an_hour_become_a_clock_reading_in_place() -> None:
     ("next Friday", Day(3, weekday=True)), ("tuesday", Day(7, weekday=True)),
     ("a week from now", Day(7)), ("Tokyo", None),
     ("three weeks from today", Day(21)), ("in 2 weeks", Day(14)), ("2 weeks ago", Day(-14)),
-    ("in a fortnight", Day(14)),
+    ("in a fortnight", Day(14)), ("two weeks from tomorrow", Day(15)),
+    ("3 days after tomorrow", Day(4)),
 ])
 def test_relative_days_are_counted_from_the_clock(said: str, day: Day | None) -> None:
     assert relative_day(said, TUESDAY) == day

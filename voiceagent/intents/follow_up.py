@@ -51,7 +51,8 @@ log = logging.getLogger(__name__)
 
 FILE = "follow_ups.yaml"
 
-GIVE_WAY = frozenset({"timer_which", "list_more", "timer_more", "alarm_more", *AGAIN})
+GIVE_WAY = frozenset({"timer_which", "list_more", "note_more", "timer_more", "alarm_more",
+                      *AGAIN})
 """Follow-ups that give way to a command the sentence is by itself: "Cancel all of them."
 answers "Which one?" on its own, "and set an alarm for 7" after a timer is that alarm."""
 

@@ -5,6 +5,8 @@ references (agent/outcome.py); the items are read as the list templates read the
 
 from __future__ import annotations
 
+import re
+
 from voiceagent.agent.outcome import Ref
 from voiceagent.intents import slots
 from voiceagent.intents.match import LocalMatch
@@ -56,9 +58,17 @@ def _one_list(refs: list[Ref]) -> str | None:
 def more_items(more: str, refs: list[Ref]) -> list[LocalMatch]:
     """`more` on the one list the last exchange added to, or off the one it took from;
     only when `more` reads as items the way the list templates read them, and starts
-    no question or command ("and who wrote hamlet?" is no item)."""
+    no question or command ("and who wrote hamlet?" is no item). After a note: one more."""
     touched = {(r.key, r.action) for r in refs if r.kind == "list"}
     words = tokens(more)
+    if not touched and any(r.kind == "note" and r.action == "made" for r in refs):
+        # "and also that the bins go out on thursday" after a note: another note
+        told = re.sub(r"^\W*(?:(?:also|that)\b\W*)+", "", more, flags=re.I)
+        first = tokens(told)[:2]
+        if not first or any(lexicon().is_one("no_item_first", first[:n]) for n in (1, 2)):
+            return []
+        found = slots.note_text(told)
+        return [LocalMatch("note_more", "add_note", found)] if found else []
     if (len(touched) != 1 or not words
             or any(lexicon().is_one("no_item_first", words[:n]) for n in (1, 2))):
         return []
