@@ -273,9 +273,9 @@ def relative_day(text: str, today: datetime) -> Day | None:
     found = _LEX.templates("weekday", {"weekday": _WEEKDAY}).match(said)
     if found:
         return Day(_weekday_offset(found.slots["weekday"], today), weekday=True)
-    counted = re.fullmatch(r"(.+?)\s+(?:from|after)\s+(.+)", said)  # "2 weeks from tomorrow"
-    if counted:
-        span, base = relative_day(counted[1], today), relative_day(counted[2], today)
+    parts = re.fullmatch(r"(.+?)\s+(?:from|after)\s+(.+)", said)  # "2 weeks from tomorrow"
+    if parts:
+        span, base = relative_day(parts[1], today), relative_day(parts[2], today)
         if span is not None and base is not None and span.offset > 0 and not span.weekday:
             return Day(base.offset + span.offset)
     return None
