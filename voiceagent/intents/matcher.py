@@ -36,9 +36,9 @@ _CLAUSE = re.compile(r"\s*[,.;!?]\s+|\s*[.;!?]$")
 _JOIN = re.compile(rf"\s*[,.;!?]\s+(?:(?:{lexicon().regex('joins')})\b\s*)?"
                    rf"|\s+(?:{lexicon().regex('joins')})\s+", re.I)
 _MAX_JOINS = 4
-_POINTING = re.compile(rf"\b(?:{lexicon().regex('pronouns')})\b", re.I)
 """More places to cut than this: not tried as several commands (each run of words between
 two of them is matched once: 15 runs for 4)."""
+_POINTING = re.compile(rf"\b(?:{lexicon().regex('pronouns')})\b", re.I)
 
 
 PLEASANTRIES = frozenset({"thanks", "greeting", "how_are_you"})
