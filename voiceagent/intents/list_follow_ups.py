@@ -63,7 +63,8 @@ def more_items(more: str, refs: list[Ref]) -> list[LocalMatch]:
     words = tokens(more)
     if not touched and any(r.kind == "note" and r.action == "made" for r in refs):
         # "and also that the bins go out on thursday" after a note: another note
-        told = re.sub(r"^\W*(?:(?:also|that)\b\W*)+", "", more, flags=re.I)
+        told = re.sub(rf"^\W*(?:(?:{lexicon().regex('note_openers')})\b\W*)+", "", more,
+                      flags=re.I)
         first = tokens(told)[:2]
         if not first or any(lexicon().is_one("no_item_first", first[:n]) for n in (1, 2)):
             return []
