@@ -273,8 +273,8 @@ def relative_day(text: str, today: datetime) -> Day | None:
     found = _LEX.templates("weekday", {"weekday": _WEEKDAY}).match(said)
     if found:
         return Day(_weekday_offset(found.slots["weekday"], today), weekday=True)
-    parts = re.fullmatch(r"(.+?)\s+(?:from|after)\s+(.+)", said)  # "2 weeks from tomorrow"
-    if parts:
+    parts = re.fullmatch(rf"(.+?)\s+(?:{_LEX.regex('counted_from')})\s+(.+)", said)
+    if parts:  # "2 weeks from tomorrow": a count of days from another day
         span, base = relative_day(parts[1], today), relative_day(parts[2], today)
         if span is not None and base is not None and span.offset > 0 and not span.weekday:
             return Day(base.offset + span.offset)
