@@ -714,3 +714,13 @@ def test_and_also_after_a_note_is_one_more_note(tools):
     assert "bins go out on Thursday" in notes and "gate code is 4419" in notes
     assert "it is " in s.say("And what time is it?").lower()
     s.model.assert_consumed()
+
+
+def test_the_weekday_of_the_day_just_asked_about(tools):
+    """"and what day of the week is that" after "the date three weeks from today": the 1.5B
+    called get_time with the question as the place."""
+    s = Session(tools)
+    s.say("What's the date three weeks from today?")
+    assert "three weeks from today it will be" in s.say("And what day of the week is that?").lower()
+    s.model.assert_consumed()
+

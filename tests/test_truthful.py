@@ -1042,3 +1042,17 @@ def test_a_time_zone_conversion_nobody_named_places_for_asks_for_them(tools):
     result, spoken = run(model, tools, "convert time zone")
     assert spoken == "Which places should I compare?"
     assert result.tool_calls[0][2] is True  # refused: nothing ran
+
+
+def test_they_after_a_place_count_the_place_said_before(tools):
+    """"my sister is in tokyo, what time is it there" then "how many hours ahead of us are
+    they": Tokyo, said a turn before, counts for a tool that only reads."""
+    model = ScriptedChatModel().enqueue(calls(("convert_time", {"to_place": "Tokyo"})))
+    history = [Message("user", "my sister is in tokyo, what time is it there"),
+               Message("assistant", "In Tokyo it is 3:39 AM.")]
+    agent = Agent(model, tools, AgentConfig(), Events())
+    result = agent.run_turn(history, "how many hours ahead of us are they",
+                            on_text=lambda _t: None)
+    [done] = result.tool_calls
+    assert not done.error and "later in Tokyo than here" in done.text
+

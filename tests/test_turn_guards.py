@@ -88,6 +88,9 @@ def test_words_the_user_never_said_are_caught_forgiving_plurals_numbers_and_spac
     assert unsaid_words("two tomatoes", "add 2 tomato please") == []
     assert unsaid_words("ice cream", "put icecream on the list") == []
     assert unsaid_words("break", "set a timer for five minutes") == ["break"]
+    # not inside the word for the tool's own kind of thing: the 1.5B labelled the timer
+    # "time" for "set a timer for that long"
+    assert unsaid_words("time", "set a timer for that long") == ["time"]
 
 
 @pytest.mark.parametrize("text,clear", [

@@ -100,7 +100,9 @@ def unsaid_words(value: str, utterance: str) -> list[str]:
     lex = lexicon()
     spoken = words(utterance) + words(" ".join(numbers_meant(utterance)))
     heard = {singular(w.removesuffix("'s")) for w in spoken}
-    joined = " ".join(spoken)
+    # spelled otherwise ("icecream", "27th"), but not inside the word for a tool's own kind
+    # of thing: "time" in "set a timer for that long" was a timer's label
+    joined = " ".join(w for w in spoken if not lex.is_one("own_tools", [w]))
     factors = UNIT_FACTORS if lex.has("units", utterance) or "%" in utterance else set()
     filler = lex.words("filler")
     return [w for w in words(value)
