@@ -6,7 +6,13 @@ import re
 
 from voiceagent.errors import ToolError
 from voiceagent.intents.numbers import number_value, split_quantity
-from voiceagent.intents.slots.text import Args, Reader, strip_edges, without_articles
+from voiceagent.intents.slots.text import (
+    Args,
+    Reader,
+    read_two,
+    strip_edges,
+    without_articles,
+)
 from voiceagent.tools import calculator
 from voiceagent.tools.words import numbers_in
 
@@ -49,12 +55,13 @@ def _amount(said: str) -> bool:
 def shared(text: str) -> Args | None:
     """"84 dollars four": an amount and how many share it, said without a word between
     ("split 84 dollars four ways"), as a division."""
-    words = strip_edges(text).split()
-    for cut in range(len(words) - 1, 0, -1):  # the share is the last words: "84 | four"
-        left, right = " ".join(words[:cut]), " ".join(words[cut:])
-        if _amount(left) and number_value(right) is not None:
-            return expression(f"{left} divided by {right}")
-    return None
+
+    def divided(amount: str, share: str) -> Args | None:
+        if _amount(amount) and number_value(share) is not None:
+            return expression(f"{amount} divided by {share}")
+        return None
+
+    return read_two(text, divided)
 
 
 def operation(args: Args) -> Args | None:

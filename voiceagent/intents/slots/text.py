@@ -18,6 +18,20 @@ def strip_edges(text: str) -> str:
     return text.strip(" \t\"'.,!?;:…-")
 
 
+def read_two(text: str, read: Callable[[str, str], Args | None], *,
+             longest_first: bool = True) -> Args | None:
+    """Two slots said with no word between them ("10 minute pasta", "nine am cst", "84
+    dollars four"): a template cannot tell where one ends, so every cut of the words is
+    tried, the longest first part first (or the shortest), until `read` takes both parts."""
+    words = strip_edges(text).split()
+    cuts = range(len(words) - 1, 0, -1) if longest_first else range(1, len(words))
+    for cut in cuts:
+        found = read(" ".join(words[:cut]), " ".join(words[cut:]))
+        if found is not None:
+            return found
+    return None
+
+
 def without_articles(text: str) -> str:
     """`text` without the determiners before it ("the pasta" -> "pasta"), case kept."""
     words = strip_edges(text).split()

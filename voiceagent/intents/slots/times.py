@@ -6,7 +6,13 @@ import re
 
 from voiceagent.errors import ToolError
 from voiceagent.intents.numbers import duration_seconds
-from voiceagent.intents.slots.text import Args, is_term, strip_edges, without_articles
+from voiceagent.intents.slots.text import (
+    Args,
+    is_term,
+    read_two,
+    strip_edges,
+    without_articles,
+)
 from voiceagent.language import lexicon
 from voiceagent.language.repeats import read_repeat
 from voiceagent.ports import Clock
@@ -36,29 +42,23 @@ def label(text: str) -> Args | None:
 
 def duration_label(text: str) -> Args | None:
     """'10 minute pasta' -> 10 minutes, label 'pasta'; '5 minute' -> 5 minutes."""
-    words = strip_edges(text).split()
-    for cut in range(len(words), 0, -1):
-        length = duration(" ".join(words[:cut]))
-        if length is None:
-            continue
-        rest = " ".join(words[cut:])
-        if not rest:
-            return length
-        named = label(rest)
-        return None if named is None else length | named
-    return None
+
+    def length_then_name(said: str, rest: str) -> Args | None:
+        length, named = duration(said), label(rest)
+        return length | named if length and named else None
+
+    return duration(strip_edges(text)) or read_two(text, length_then_name)
 
 
 def label_duration(text: str) -> Args | None:
     """'the chicken, 45 minutes' -> label 'chicken', 45 minutes: the name said before the
-    length, with no word between them (a template cannot tell where one ends)."""
-    words = strip_edges(text).split()
-    for cut in range(1, len(words)):
-        length = duration(" ".join(words[cut:]))
-        named = label(" ".join(words[:cut]).rstrip(",;:")) if length else None
-        if length and named:
-            return named | length
-    return None
+    length, the shortest name first."""
+
+    def name_then_length(said: str, rest: str) -> Args | None:
+        named, length = label(said.rstrip(",;:")), duration(rest)
+        return named | length if length and named else None
+
+    return read_two(text, name_then_length, longest_first=False)
 
 
 def which_timer(text: str) -> Args | None:
@@ -159,15 +159,14 @@ def until_time(text: str, now: Clock | None = None) -> Args | None:
 
 
 def time_in_place(text: str) -> Args | None:
-    """"nine am cst", "3 pm eastern": a time of day and the place whose clock it is on, said
-    without a word between them (a template cannot tell where one ends)."""
-    words = strip_edges(text).split()
-    for cut in range(len(words) - 1, 0, -1):  # the longest time first: "nine am" + "cst"
+    """"nine am cst", "3 pm eastern": a time of day and the place whose clock it is on."""
+
+    def time_then_place(said: str, rest: str) -> Args | None:
         try:
-            parse_clock_time(" ".join(words[:cut]))
+            parse_clock_time(said)
         except ToolError:
-            continue
-        where = place(" ".join(words[cut:]))
-        if where is not None:
-            return {"time": " ".join(words[:cut]), "from_place": where["place"]}
-    return None
+            return None
+        where = place(rest)
+        return None if where is None else {"time": said, "from_place": where["place"]}
+
+    return read_two(text, time_then_place)
