@@ -30,9 +30,9 @@ from voiceagent.agent.destroying import (
 from voiceagent.agent.tools import Tool
 from voiceagent.language import lexicon, say, tokens
 from voiceagent.language.asking import without_name
+from voiceagent.language.kept_elsewhere import kept_elsewhere
 from voiceagent.language.numbers import numbers_meant, ordinals
 from voiceagent.language.plural import singular
-from voiceagent.language.topics import Topic, topics_of
 from voiceagent.tools.words import numbers_in
 
 __all__ = ["Grounding", "asked_not_to_destroy", "clearly_asked_to_destroy", "ground",
@@ -73,20 +73,6 @@ def on_topic(tool: Tool, utterance: str) -> bool:
     0.5B called set_alarm and the user heard "For what time?"."""
     about = {w[:5] for w in words(tool.description) if len(w) >= 4}
     return any(w[:5] in about for w in words(utterance) if len(w) >= 4)
-
-
-def kept_elsewhere(name: str) -> Topic | None:
-    """The unserved topic whose things `name` names ("my contact list", "calendar"): what
-    the user keeps with a service nothing here has. "add tom to my contact list" made a new
-    list called contact; the user meant their phone's contacts."""
-    topics = topics_of()
-    plain = lexicon().words("function_words") | lexicon().words("articles")
-    plain |= {w for thing in topics.kept for w in thing}  # "calendar list": the calendar
-    said = tuple(singular(w) for w in tokens(name) if w not in plain)
-    for topic in topics.topics:
-        if not topic.served and said in {tuple(map(singular, t)) for t in topic.things}:
-            return topic
-    return None
 
 
 def _content(value: str) -> list[str]:

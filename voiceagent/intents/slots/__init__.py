@@ -31,7 +31,6 @@ from voiceagent.intents.slots.refusals import (
     device_name,
     mentions_own_tools,
     somewhere,
-    unserved_thing,
     yields_to_the_model,
 )
 from voiceagent.intents.slots.text import Args, Reader, strip_edges
@@ -48,6 +47,7 @@ from voiceagent.intents.slots.times import (
     which_alarm,
     which_timer,
 )
+from voiceagent.language.kept_elsewhere import kept_elsewhere
 from voiceagent.ports import Clock
 
 __all__ = [
@@ -75,7 +75,7 @@ def readers(now: Clock) -> dict[str, Reader]:
         "day": lambda text: relative_day(text, now), "items": items, "supplies": supplies,
         # a thing asked about on a list: not a timer, alarm or reminder of ours, nor what
         # another service keeps ("do i have any reminders on my list", "a contact named allen")
-        "item": lambda text: None if mentions_own_tools(text) or unserved_thing(text)
+        "item": lambda text: None if mentions_own_tools(text) or kept_elsewhere(text, anywhere=True)
         else _as("item", items(text)),
         "until_time": lambda text: until_time(text, now),
         "list_name": list_name,

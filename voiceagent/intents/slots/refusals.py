@@ -10,7 +10,7 @@ import re
 
 from voiceagent.intents.slots.text import Args, is_term, strip_edges, without_articles
 from voiceagent.language import lexicon, tokens
-from voiceagent.language.topics import find_terms, topics_of
+from voiceagent.language.topics import topics_of
 
 
 def contact(text: str) -> Args | None:
@@ -47,13 +47,6 @@ def mentions_own_tools(text: str) -> bool:
     own = lex.find("own_tools", said)
     shadowed = {i for start, end in lex.find("not_own_tools", said) for i in range(start, end)}
     return any(start not in shadowed for start, _end in own)
-
-
-def unserved_thing(text: str) -> bool:
-    """`text` names what a service nothing here reaches keeps (a contact, a calendar event:
-    topics.yaml `things` of an unserved topic)."""
-    said = tokens(text)
-    return any(find_terms(t.things, said) for t in topics_of().topics if not t.served)
 
 
 def yields_to_the_model(reply: str, text: str) -> bool:
