@@ -137,10 +137,12 @@ class LocalCommands:
     def _told_in_the_same_breath(self, text: str, last: str) -> list[LocalMatch]:
         """"I need prunes, put them on my shopping list", "The pasta needs eleven minutes,
         set a timer for that": the last clause points at what the words before it told,
-        when those are no question and no command of their own."""
+        when those are no question and no command of their own. Only a clause with a
+        pointing word is tried: the others are no follow-up of this kind."""
         told = text[:text.rfind(last)].strip(" ,;")
         said = opened(last)[1]
-        if not said or told.endswith("?") or self.match(told) is not None:
+        if (not said or not _POINTING.search(said) or told.endswith("?")
+                or self.match(told) is not None):
             return []
         found = self._follow_ups.on_told(said, told)
         amounts = re.findall(r"\d+(?:\.\d+)?", numbers_in(told.lower()))
