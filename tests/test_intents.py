@@ -67,6 +67,9 @@ TIME = [
     ("Is it the weekend?", "date", {}),
     ("Is it Monday today?", "date", {}),  # the 1.5B: "Yes, it is Monday today." on a Tuesday
     ("what date is Christmas", "date", {"place": "Christmas"}),
+    # SLURP: the day asked for, "on" at the end (the 1.5B gave the date, not the weekday)
+    ("what day of the week is valentine's on", "date", {"place": "valentine's"}),
+    ("what day is christmas on this year", "date", {"place": "christmas"}),
     # holidays whose date moves (time.yaml moving_holidays)
     ("when is easter", "date", {"place": "easter"}),
     ("what date is Easter", "date", {"place": "Easter"}),

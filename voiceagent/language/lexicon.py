@@ -50,6 +50,11 @@ def token_spans(text: str) -> list[tuple[int, int]]:
     return [m.span() for m in _TOKEN.finditer(text.lower().replace("\u2019", "'"))]
 
 
+def _without_apostrophes(term: Sequence[str]) -> Term:
+    """("valentine's", "day") -> ("valentines", "day"): how a transcript may write it."""
+    return tuple(w.replace("'", "") for w in term)
+
+
 def said(text: str) -> str:
     """`text` as its words: "St. Patrick's Day!" -> "st patrick's day"."""
     return " ".join(tokens(text))
@@ -175,9 +180,11 @@ class Lexicon:
 
     def lookup(self, name: str, text: str | Sequence[str]) -> Any:
         """The value of the entry of table `name` that is all of `text` (case, punctuation
-        and spacing ignored: "St. Patrick's Day" finds "st patrick's day"); None if none."""
+        and spacing ignored: "St. Patrick's Day" finds "st patrick's day"; apostrophes too, as
+        transcripts drop them: "valentines day"); None if none."""
         said = tuple(tokens(text) if isinstance(text, str) else text)
-        key = self._index(name).get(said)
+        index = self._index(name)
+        key = index.get(said) or index.get(_without_apostrophes(said))
         return None if key is None else self.table(name)[key]
 
     # --- patterns ----------------------------------------------------------------------------
@@ -216,6 +223,8 @@ class Lexicon:
         if key not in self._made:
             if name in self.tables:
                 index = {tuple(tokens(k)): k for k in self.tables[name]}
+                for term, k in list(index.items()):
+                    index.setdefault(_without_apostrophes(term), k)
             else:
                 index = {t: " ".join(t) for t in self.terms(name)}
             self._made[key] = index
