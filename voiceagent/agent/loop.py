@@ -51,6 +51,7 @@ from voiceagent.agent.voice import Voice
 from voiceagent.config import AgentConfig
 from voiceagent.errors import ChatError
 from voiceagent.language import lexicon, tokens
+from voiceagent.language.people import people_known
 from voiceagent.language.topics import Topic, topics_of
 from voiceagent.ports import Approver, ChatModel
 
@@ -192,6 +193,7 @@ class Agent:
                       answering=bool(said.answering),
                       no_answers=no_answers(history, user_text),
                       request=user_text,
+                      people=people_known(user_text, said.earlier),
                       tool_names=frozenset(n for n in self.tools.names if "_" in n),
                       unserved=known.only_unserved(user_text),
                       served=bool(about) and all(

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from voiceagent.language import lexicon, tell_model, tokens
 from voiceagent.language.asking import asks_only, is_remark, skip_fillers
+from voiceagent.language.people import keeper, states_of
 from voiceagent.language.topics import DONE, GRANT_ECHO, Topic, find_terms, topics_of
 
 
@@ -72,6 +73,9 @@ class Facts:
     private: Topic | None = None
     """The unserved topic the request asks about the user's own world (their email):
     anything but a refusal is made up."""
+    people: tuple[str, ...] = ()
+    """How an answer names the people the request speaks of that the user knows ("Bob",
+    "your mom": language/people.py): what it states of them, only their contacts know."""
     general: bool = False
     """The request speaks of no topic a tool serves or that nothing here can do: a general
     question, for the model to answer from what it knows, not to decline."""
@@ -153,6 +157,8 @@ def unbacked(sentence: str, facts: Facts) -> str:
         return f"{REFUSES_OTHER} ({other.name})"
     if facts.private is not None and not topics_of().refuses(sentence):
         return f"unbacked {facts.private.name}"
+    if states_of(sentence, facts.people) and not topics_of().refuses(sentence):
+        return f"unbacked {keeper().name}"  # "does bob live in france" -> "Yes, Bob lives..."
     if (facts.general or facts.served) and lexicon().has("declines", sentence):
         return DECLINES_GENERAL if facts.general else DECLINES_SERVED
     return ""
