@@ -443,6 +443,22 @@ def test_a_bare_hour_for_an_alarm_keeps_its_half_of_the_day(tools, first, then, 
     assert expected.lower() in s.say(then).lower()
 
 
+@pytest.mark.parametrize("first, then, expected", [
+    # "quarter" is no old time to put right: the alarm moves to a quarter to seven
+    ("Can you wake me at half seven tomorrow morning please.",
+     "Oh hang on, the train's earlier. Make that quarter to seven instead.", "6:45 AM"),
+    ("Set a timer for 10 minutes.", "Sorry, I meant 12, not 10.", "12 minutes"),
+    ("Set an alarm for 7 am.", "I said 8, not 7.", "8:00 AM"),
+])
+def test_the_old_value_a_correction_names_is_the_one_set(tools, first, then, expected):
+    s = Session(tools)
+    s.say(first)
+    said = s.say(then).lower()
+    assert expected.lower() in said and said.count("cancelled") == 1
+    left = s.timers().lower()
+    assert expected.removesuffix(" minutes").lower() in left and " and " not in left
+
+
 def test_a_repeating_alarm_moved_keeps_repeating(tools):
     """"Set an alarm for 7 am every weekday." "Make it 6:30.": the alarm set again must repeat
     as the one it replaces did."""

@@ -59,6 +59,7 @@ def test_the_forgiving_reader_finds_a_length_among_other_words() -> None:
     ("9 tonight", ClockTime(9, 0, "pm")), ("7 a.m.", ClockTime(7, 0, "am")),
     ("half past seven", ClockTime(7, 30)), ("a quarter to eight pm", ClockTime(7, 45, "pm")),
     ("ten past 6", ClockTime(6, 10)), ("quarter of twelve", ClockTime(11, 45)),
+    ("half seven", ClockTime(7, 30)),  # British: half past seven
 ])
 def test_clock_times(said: str, time: ClockTime) -> None:
     assert clock_time(said) == time

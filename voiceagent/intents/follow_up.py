@@ -36,7 +36,7 @@ from voiceagent.intents.list_follow_ups import (
 from voiceagent.intents.match import LocalMatch
 from voiceagent.intents.normalize import opened
 from voiceagent.intents.numbers import number_value
-from voiceagent.intents.timer_follow_ups import TIMER_FOLLOW_UPS
+from voiceagent.intents.timer_follow_ups import TIMER_FOLLOW_UPS, said_of, without_closing_words
 from voiceagent.intents.told import last_told, needed
 from voiceagent.language import lexicon, tokens
 from voiceagent.language.data_file import load_data
@@ -232,7 +232,8 @@ class FollowUps:
                 item = next((i for i in r.items if same_item(i, old)), None)
                 if item is not None:
                     return replace_item(r, item, new)
-        made = [r for r in refs if r.kind in ("timer", "alarm") and r.action == "made"]
+        made = [r for r in refs if r.kind in ("timer", "alarm") and r.action == "made"
+                and said_of(r, old, self.clock.zone)]
         return self._reset(made[0], new) if len(made) == 1 else []
 
     def _read(self, _pointer: Pointer, refs: list[Ref]) -> list[LocalMatch]:
@@ -306,6 +307,7 @@ class FollowUps:
     def _reset(self, thing: Ref, new: str) -> list[LocalMatch]:
         """The timer or alarm `thing` again, with the length or time `new` (its label kept;
         an alarm keeps its day unless a day was said)."""
+        new = without_closing_words(new)
         if thing.kind == "timer":
             length = slots.duration(new) or slots.duration(_in_unit_of(thing, new))
             if length is None:

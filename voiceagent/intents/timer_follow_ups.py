@@ -9,13 +9,17 @@ id, never a label the user did not say; with more than one timer there, the mode
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime, tzinfo
 
 from voiceagent.agent.outcome import Ref
+from voiceagent.errors import ToolError
 from voiceagent.intents import slots
 from voiceagent.intents.match import LocalMatch
 from voiceagent.language import lexicon, tokens
+from voiceagent.language.spoken_time import clock_time
+from voiceagent.tools.words import numbers_in, spoken_duration
 
-__all__ = ["TIMER_FOLLOW_UPS"]
+__all__ = ["TIMER_FOLLOW_UPS", "said_of", "without_closing_words"]
 
 Words = dict[str, str]
 
@@ -56,6 +60,32 @@ def _cancel_named(words: Words, refs: list[Ref]) -> list[LocalMatch]:
              and said and said <= set(tokens(r.label))}
     return [LocalMatch("timer_cancel_named", "cancel_timer", {"which": named.pop()})] if len(
         named) == 1 else []
+
+
+def said_of(thing: Ref, old: str, zone: tzinfo | None = None) -> bool:
+    """`old` names the timer or alarm `thing`: its label, its length, its clock time. "make
+    that quarter to seven" after a 7:30 alarm changes it to 6:45; it does not say "quarter" is
+    the alarm to change (read so, it was set for seven)."""
+    if thing.label and set(tokens(old)) <= set(tokens(thing.label)) | lexicon().words(
+            "pointing"):
+        return True
+    if thing.kind == "timer":  # "10 minutes", or "10" alone in its unit
+        length, had = slots.duration(old), spoken_duration(thing.value or 0)
+        return had in (length or {}).values() or tokens(had)[:1] == tokens(numbers_in(old))
+    try:
+        said = clock_time(old)
+    except ToolError:
+        return False
+    due = datetime.fromtimestamp(thing.due, zone) if thing.due is not None else None
+    return due is not None and (said.hour % 12, said.minute) == (due.hour % 12, due.minute)
+
+
+def without_closing_words(new: str) -> str:
+    """`new` without the correction words that close it ("quarter to seven instead")."""
+    words = new.split()
+    while words and lexicon().is_one("correction", tokens(words[-1])):
+        words.pop()
+    return " ".join(words)
 
 
 TIMER_FOLLOW_UPS: dict[str, Callable[[Words, list[Ref]], list[LocalMatch]]] = {
