@@ -740,3 +740,14 @@ def test_the_weekday_of_the_day_just_asked_about(tools):
     assert "three weeks from today it will be" in s.say("And what day of the week is that?").lower()
     s.model.assert_consumed()
 
+
+
+def test_and_a_command_of_another_tool_after_an_add_is_no_item(tools):
+    """A parent, interrupted: "and a timer for- Sam, put that DOWN - sorry, a timer for
+    twelve minutes for the fish fingers" after an add put "timer for- Sam" on the list."""
+    s = Session(tools)
+    s.say("Add milk to the shopping list.")
+    said = s.say("and a timer for- Sam, put that DOWN - sorry, a timer for twelve minutes "
+                 "for the fish fingers").lower()
+    assert "12 minutes" in said and "fish fingers" in said
+    assert "timer" not in tools.run(ToolCall("r", "read_list", {"list_name": "shopping"})).say

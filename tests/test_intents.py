@@ -707,6 +707,14 @@ def test_a_broken_plugin_sentence_is_skipped_not_fatal(caplog):
     ("Let's start over, reset the conversation.", LocalMatch("forget", "forget_conversation",
                                                               {})),
     ("No, that's all, thanks.", LocalMatch("stop", None, {}, "OK.")),
+    # started over after a correction: the last command, said whole, is the request
+    ("and a timer for- Sam, put that DOWN - sorry, a timer for twelve minutes for the fish "
+     "fingers", LocalMatch("timer_start", "set_timer", {"duration": "12 minutes",
+                                                          "label": "fish fingers"})),
+    ("Wait, no. Set a timer for 10 minutes.", LocalMatch("timer_start", "set_timer",
+                                                          {"duration": "10 minutes"})),
+    ("add milk, no sorry, add eggs to the list", LocalMatch("list_add", "add_to_list",
+                                                             SHOP | {"items": "eggs"})),
 ])
 def test_one_command_among_remarks(commands, said, expected):
     assert commands.match(said) == expected

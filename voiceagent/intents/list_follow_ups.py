@@ -74,7 +74,8 @@ def more_items(more: str, refs: list[Ref]) -> list[LocalMatch]:
             or any(lexicon().is_one("no_item_first", words[:n]) for n in (1, 2))):
         return []
     [(key, action)] = touched
-    found = slots.items(more)
+    # "and a timer for- Sam" after an add starts a command of another tool's, not an item
+    found = None if slots.mentions_own_tools(more) else slots.items(more)
     if found is None or action not in ("added", "removed"):
         return []
     if action == "added":

@@ -167,12 +167,17 @@ class LocalCommands:
 
     def _match_clauses(self, said: str) -> LocalMatch | None:
         """One command among remarks: "Please cancel the tea timer, it's done.", "Oh, forget
-        it, it doesn't matter." Never when the user corrects themself ("5 minutes, no wait,
-        10") or two different commands are in it."""
+        it, it doesn't matter."; the last, whole, when the user started over after a correction
+        ("a timer for- Sam, put that down - sorry, a timer for twelve minutes"). Never when the
+        user corrects a part ("5 minutes, no wait, 10") or two different commands are in it."""
         clauses = [c for c in map(clean, _CLAUSE.split(said)) if c]
         if len(clauses) < 2:
             return None
         results = [self._match_clean(c) for c in clauses]
+        last = results[-1]
+        if (last is not None and last.tool is not None
+                and lexicon().has("correction", " ".join(clauses[:-1]))):
+            return last  # said again whole after "sorry", "no wait": the user started over
         found = [m for m in results if m is not None]
         commands = {repr(m): m for m in found if m.tool is not None}
         if not commands:  # remarks only ("No, that's all, thanks."): every part understood

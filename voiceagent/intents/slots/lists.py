@@ -13,8 +13,10 @@ def items(text: str) -> Args | None:
     low = said.lower()
     if (not said or is_term("anaphora", low) or is_term("note_down", text)
             or lexicon().is_one("particles", low) or len(said.split()) > 12
-            or lexicon().has("item_stop", low)):
-        return None
+            or lexicon().has("item_stop", low) or any(
+                lexicon().is_one("correction", tokens(part.split()[0]))
+                for part in low.split(",")[1:] if part.split())):
+        return None  # "milk, no sorry, add eggs": a correction, not an item
     return {"items": said}
 
 
