@@ -22,6 +22,7 @@ from voiceagent.agent.tools import ToolRegistry
 from voiceagent.intents import slots
 from voiceagent.intents.follow_up import GIVE_WAY, FollowUps
 from voiceagent.intents.match import LocalMatch
+from voiceagent.intents.naming import with_name
 from voiceagent.intents.normalize import clean, opened
 from voiceagent.language import lexicon
 from voiceagent.language.data_file import load_data
@@ -117,7 +118,10 @@ class LocalCommands:
     def follow_up(self, text: str, history: Sequence[Message]) -> list[LocalMatch]:
         """The commands `text` gives by pointing at the last exchange ("cancel it" after a
         timer was set); [] otherwise (intents/follow_up.py)."""
-        found = self._follow_ups.calls(text, history) or self._follow_up_clause(text, history)
+        # "and another one saturday at nine thirty, call it football": named after it
+        found = (with_name(text, lambda said: self.follow_up(said, history), self.registry)
+                 or self._follow_ups.calls(text, history)
+                 or self._follow_up_clause(text, history))
         if found and found[0].intent in GIVE_WAY and self.match(text) is not None:
             return []  # "Never mind." answers "Which one?"; "and what's the time?" asks it
         return found if all(m.tool is None or m.tool in self.registry for m in found) else []
@@ -160,6 +164,10 @@ class LocalCommands:
         whole = self._match_clean(said)
         if whole is not None:
             return whole
+        named = with_name(said, lambda command: [m] if (m := self.match(command)) else [],
+                          self.registry)
+        if named:  # "set a timer for 20 minutes, name it laundry"
+            return named[0]
         several = self.several(said)  # several: each one (agent/local.py), not the first alone
         if several:
             return several[0] if len(several) == 1 else None
