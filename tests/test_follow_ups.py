@@ -751,3 +751,19 @@ def test_and_a_command_of_another_tool_after_an_add_is_no_item(tools):
                  "for the fish fingers").lower()
     assert "12 minutes" in said and "fish fingers" in said
     assert "timer" not in tools.run(ToolCall("r", "read_list", {"list_name": "shopping"})).say
+
+
+def test_a_british_list_session_puts_on_and_takes_off_the_list_spoken_of(tools):
+    """"stick sugar on" after asking whether sugar is on it; "scrap that last one, there's a
+    whole pack under the sink" after one more item (both went to the model)."""
+    s = Session(tools)
+    s.say("Put flour, butter and lemons on the shopping list.")
+    s.say("Oh, and sponges.")
+    assert "removed sponges" in s.say(
+        "Actually scrap that last one, there's a whole pack under the sink.").lower()
+    assert "not on" in s.say("Right, and is there sugar on it?")
+    assert "added sugar" in s.say("Go on then, stick sugar on.").lower()
+    assert "removed lemons" in s.say(
+        "And take the lemons off, I found some in the fruit bowl.").lower()
+    left = tools.run(ToolCall("r", "read_list", {"list_name": "shopping"})).say
+    assert "sugar" in left and "lemons" not in left and "sponges" not in left

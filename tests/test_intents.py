@@ -103,6 +103,9 @@ TIME = [
 ]
 
 TIMERS = [
+    # a length given to a dish, British ("give us three quarters of an hour on the crumble")
+    ("Now give us three quarters of an hour on the crumble.", "timer_start",
+     {"duration": "45 minutes", "label": "crumble"}),
     # the name said before the length, a comma between: "for the chicken, 45 minutes"
     ("set a timer for the chicken, 45 minutes", "timer_start",
      {"label": "chicken", "duration": "45 minutes"}),
@@ -237,6 +240,10 @@ ALARMS = [
 
 SHOP = {"list_name": "shopping"}
 LISTS = [
+    # what was put on it, asked to be reminded of; a list wiped clean, permission as a request
+    ("remind me what I put on the shopping list earlier", "list_read",
+     {"list_name": "shopping"}),
+    ("so you can wipe the whole shopping list clean", "list_clear", {"list_name": "shopping"}),
     # whether something is on a list: the list named, else every list
     ("is milk on my shopping list", "list_has", {"list_name": "shopping", "item": "milk"}),
     ("do we have eggs on the list", "list_has", {"item": "eggs"}),
@@ -315,6 +322,9 @@ NOTES = [
 ]
 
 MATHS = [
+    # an amount of a thing is its quantity
+    ("how many grams is four ounces of butter", "convert",
+     {"value": 4.0, "from_unit": "ounces", "to_unit": "grams"}),
     # a bill shared, a tip: money said with the amounts
     ("split 84 dollars four ways", "calculate", {"expression": "84 dollars divided by four"}),
     ("what's a 20 percent tip on 84 dollars", "calculate",
@@ -564,6 +574,8 @@ def test_the_ways_home_assistant_intents_are_said_are_commands(commands, said, d
 
 
 NOT_COMMANDS = [
+    # no name made of words that only join ("on the" was a timer's label)
+    "give me 5 minutes on the timer",
     # no list's item: our own reminders, another service's contact
     "do i have any reminders on my list", "is there a contact named allen in my list",
     "tell me a fun fact about the moon", "What is the capital of France?", "Who wrote Hamlet?",

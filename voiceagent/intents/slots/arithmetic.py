@@ -13,6 +13,7 @@ from voiceagent.intents.slots.text import (
     strip_edges,
     without_articles,
 )
+from voiceagent.language import lexicon
 from voiceagent.tools import calculator
 from voiceagent.tools.words import numbers_in
 
@@ -73,14 +74,19 @@ def operation(args: Args) -> Args | None:
 
 
 def quantity(text: str) -> Args | None:
+    """"four ounces", and "four ounces of butter": the amount of a thing is its quantity."""
     found = split_quantity(strip_edges(text))
     if found is None:
         return None
-    try:
-        calculator.find_unit(found[1])
-    except ToolError:
-        return None
-    return {"value": found[0], "from_unit": found[1]}
+    value, unit = found
+    of = re.match(rf"(.+?)\s+(?:{lexicon().regex('partitive')})\s+\S", unit)
+    for said in (unit, of[1] if of else ""):
+        try:
+            calculator.find_unit(said)
+        except ToolError:
+            continue
+        return {"value": value, "from_unit": said}
+    return None
 
 
 def to_unit(text: str) -> Args | None:

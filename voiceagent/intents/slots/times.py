@@ -13,7 +13,7 @@ from voiceagent.intents.slots.text import (
     strip_edges,
     without_articles,
 )
-from voiceagent.language import lexicon
+from voiceagent.language import lexicon, tokens
 from voiceagent.language.repeats import read_repeat
 from voiceagent.ports import Clock
 from voiceagent.tools import clock, timers
@@ -35,7 +35,8 @@ def label(text: str) -> Args | None:
     words = without_articles(text)
     if (not words or len(words.split()) > 8 or is_term("anaphora", words)
             or is_term("not_names", words) or re.search(r"[,;:]|\d", numbers_in(words.lower()))
-            or lexicon().has("label_stop", words)):
+            or lexicon().has("label_stop", words)
+            or set(tokens(words)) <= lexicon().words("function_words")):  # "on the"
         return None
     return {"label": words}
 
