@@ -103,6 +103,12 @@ TIME = [
 ]
 
 TIMERS = [
+    # set 11 (Australian, a cook reading aloud): "half six", a verb said with the one before
+    ("g'day mate set an alarm for half six tomorrow morning for brekkie", "alarm_set",
+     {"time": "half six tomorrow morning", "label": "brekkie"}),
+    ("a garlic bread timer for fifteen minutes", "timer_start",
+     {"label": "garlic bread", "duration": "15 minutes"}),
+    ("which timers have i still got going", "timer_status", {}),
     # a length given to a dish, British ("give us three quarters of an hour on the crumble")
     ("Now give us three quarters of an hour on the crumble.", "timer_start",
      {"duration": "45 minutes", "label": "crumble"}),
@@ -240,6 +246,9 @@ ALARMS = [
 
 SHOP = {"list_name": "shopping"}
 LISTS = [
+    ("chuck snags and tomato sauce on the shopping list for the barbie this arvo", "list_add",
+     {"items": "snags and tomato sauce", "list_name": "shopping"}),
+    ("read me the whole party list", "list_read", {"list_name": "party"}),
     # what was put on it, asked to be reminded of; a list wiped clean, permission as a request
     ("remind me what I put on the shopping list earlier", "list_read",
      {"list_name": "shopping"}),
@@ -306,6 +315,7 @@ LISTS = [
 ]
 
 NOTES = [
+    ("what have i got written down for the garden", "notes_read", {}),
     ("take a note that the wifi password is on the fridge", "note_add",
      {"text": "the wifi password is on the fridge"}),
     ("make a note that the car is parked on level 3", "note_add",
