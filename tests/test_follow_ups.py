@@ -767,3 +767,12 @@ def test_a_british_list_session_puts_on_and_takes_off_the_list_spoken_of(tools):
         "And take the lemons off, I found some in the fruit bowl.").lower()
     left = tools.run(ToolCall("r", "read_list", {"list_name": "shopping"})).say
     assert "sugar" in left and "lemons" not in left and "sponges" not in left
+
+
+def test_that_year_is_the_year_just_asked_about(tools):
+    """"what day of the week is the 4th of july next year" ... "and christmas day that year":
+    the clock read "christmas day that year" as no place at all and told the time now."""
+    s = Session(tools)
+    assert "2027" in s.say("what day of the week is the 4th of july next year")
+    said = s.say("and christmas day that year")
+    assert "december 25, 2027" in said.lower()

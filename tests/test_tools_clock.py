@@ -180,6 +180,13 @@ def test_words_that_only_say_when_in_place_of_a_place_get_the_date(place, said):
         tool(place="twelfth of never")
 
 
+def test_a_holiday_in_a_year_pointed_at_asks_which_year():
+    """"christmas that year" is no time now (it was read as only words for when)."""
+    get_time, _ = make_tools(FakeClock("2026-12-06 21:00"))
+    with pytest.raises(ToolError, match="which year"):
+        get_time(place="christmas day that year")
+
+
 def test_a_holiday_or_a_date_says_when_it_is_and_how_far_away():
     """"How many days until Christmas?" was answered with today's time (the 1.5B cannot
     count days); the clock says how far away the next one is."""

@@ -11,7 +11,7 @@ from voiceagent.agent.outcome import Ref
 from voiceagent.intents.match import LocalMatch
 from voiceagent.intents.numbers import number_value
 from voiceagent.intents.slots import strip_edges, unit_check
-from voiceagent.language import tokens
+from voiceagent.language import lexicon, tokens
 from voiceagent.language.numbers import numbers_in
 from voiceagent.language.plural import singular
 
@@ -39,7 +39,7 @@ def asked_again(new: str, refs: list[Ref]) -> list[LocalMatch]:
             clocks and clocks[0].label) else []
     if clocks:  # the clock tool reads the place (or a day) and fails on what is neither
         return [] if number_value(said) is not None else [
-            LocalMatch("time_again", "get_time", {"place": said})]
+            LocalMatch("time_again", "get_time", {"place": _in_year_of(said, clocks[0])})]
     value = _amount(said, sums[0].label)
     numbers = _NUMBER.findall(sums[0].label)
     if value is None:
@@ -48,6 +48,17 @@ def asked_again(new: str, refs: list[Ref]) -> list[LocalMatch]:
         return []  # "15 percent of 80" "what about 20?": which of the two is unclear
     expression = _NUMBER.sub(f"{value:g}", sums[0].label, count=1)
     return [LocalMatch("sum_again", "calculate", {"expression": expression})]
+
+
+def _in_year_of(said: str, clock: Ref) -> str:
+    """`said` with "that year" (lexicon years_back) put as the year the clock was just asked
+    about: "and christmas day that year" after "the 4th of july next year" is next year's
+    Christmas (the clock read it as no place and told the time now)."""
+    back = lexicon().pattern("years_back")
+    if not back.search(said):
+        return said
+    year = lexicon().pattern("calendar_years").search(clock.label)
+    return " ".join(back.sub(year[0] if year else "", said).split())
 
 
 def _amount(said: str, label: str) -> float | None:

@@ -84,6 +84,9 @@ def _only_when(place: str) -> int | None:
     place. The 1.5B put them where a place goes ("what day of the week is twelfth" -> place
     "twelfth"), and the turn ended "Sorry, I couldn't do that." when no zone was found."""
     text = " ".join(tokens(place))
+    day_said = _LEX.pattern("years_back").sub("", text).strip()
+    if day_said != text and calendar_day(day_said) is not None:  # "christmas that year"
+        raise ToolError(f"say which year: '{day_said} this year' or '{day_said} next year'.")
     day = 0
     for name, n in _ORDINAL_WORDS:
         if re.search(rf"\b{name}\b", text):
