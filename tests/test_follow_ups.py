@@ -776,3 +776,11 @@ def test_that_year_is_the_year_just_asked_about(tools):
     assert "2027" in s.say("what day of the week is the 4th of july next year")
     said = s.say("and christmas day that year")
     assert "december 25, 2027" in said.lower()
+
+
+def test_a_thing_scratched_off_the_list_just_spoken_of(tools):
+    s = Session(tools)
+    s.say("Add chips, soda, balloons and plates to the party list.")
+    s.say("and napkins")
+    said = s.say("actually scratch the balloons the birthday girl is scared of them")
+    assert "removed balloons" in said.lower()

@@ -171,3 +171,15 @@ def test_the_list_a_request_names(tmp_path, said: str, named: str):
 def test_a_list_said_to_be_new_is_named_without_the_word(tmp_path, called: str, stored: str):
     _, lists = make_tools(tmp_path, {}, FakeClock())
     assert lists.resolve(called, must_exist=False) == stored
+
+
+def test_an_item_named_with_words_after_it_or_by_part_is_the_one_taken_off(t):
+    """Unpunctuated: "scratch the balloons the birthday girl is scared of them"; a part of
+    the item's name: "take the monster off" (monster energy)."""
+    t["add_to_list"](list_name="party", items="chips, balloons, monster energy, bread")
+    assert t["remove_from_list"](
+        list_name="party", items="balloons the birthday girl is scared of them") == (
+        "Removed balloons from your party list.")
+    assert t["remove_from_list"](items="the monster") == (
+        "Removed monster energy from your party list.")
+    assert "not on your party list" in t["remove_from_list"](list_name="party", items="butter")

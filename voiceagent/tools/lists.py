@@ -96,6 +96,28 @@ def _same(a: str, b: str) -> bool:
     return singular(a) == singular(b)
 
 
+def _meant(said: str, current: list[str]) -> str | None:
+    """The item on the list `said` names: itself, forgiving a plural; else the one item said
+    with words after it ("balloons the birthday girl is scared of them", unpunctuated); else
+    the one item it names part of ("the monster" -> "monster energy")."""
+    exact = [c for c in current if _same(said, c)]
+    if exact:
+        return exact[0]
+    plain = lexicon().words("articles")
+    words = [singular(w) for w in re.findall(r"[\w']+", said.lower()) if w not in plain]
+    heads, parts = [], []
+    for item in current:
+        own = [singular(w) for w in re.findall(r"[\w']+", item.lower()) if w not in plain]
+        if own and words[:len(own)] == own:
+            heads.append(item)
+        elif words and set(words) <= set(own):
+            parts.append(item)
+    for found in (sorted(heads, key=len, reverse=True)[:1], parts):
+        if len(found) == 1:
+            return found[0]
+    return None
+
+
 def spoken_join(items: list[str]) -> str:
     """['a', 'b', 'c'] -> 'a, b and c'."""
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
@@ -276,8 +298,9 @@ def make_tools(data_dir: Path, aliases: dict[str, str],
         if lists.missing(name):
             return str(lists.missing(name))
         current = lists.read(name)
-        gone = [c for c in current if any(_same(w, c) for w in wanted)]
-        missing = [w for w in wanted if not any(_same(w, c) for c in current)]
+        meant = {w: _meant(w, current) for w in wanted}
+        gone = [c for c in current if c in meant.values()]
+        missing = [w for w, c in meant.items() if c is None]
         if not gone:  # an answer, not an error: the user hears what is on the list
             on = f"; it has {spoken_join(current)}." if current else ", which is empty."
             return capitalised(f"{spoken_join(wanted)} {_be(wanted)} not on your {name} list{on}")
@@ -289,7 +312,8 @@ def make_tools(data_dir: Path, aliases: dict[str, str],
 
     def holding(wanted: list[str]) -> str:
         """The one list any of `wanted` is on; a ToolError when none or several are."""
-        on = [n for n in lists.names() if any(_same(w, c) for c in lists.read(n) for w in wanted)]
+        on = [n for n in lists.names() if any(_same(w, c) for c in lists.read(n) for w in wanted)
+              ] or [n for n in lists.names() if any(_meant(w, lists.read(n)) for w in wanted)]
         if len(on) != 1:
             raise ToolError(f"{spoken_join(wanted)} {_be(wanted)} on "
                             f"{'no list' if not on else 'more than one list: ' + spoken_join(on)}"
