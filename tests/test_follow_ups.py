@@ -784,3 +784,17 @@ def test_a_thing_scratched_off_the_list_just_spoken_of(tools):
     s.say("and napkins")
     said = s.say("actually scratch the balloons the birthday girl is scared of them")
     assert "removed balloons" in said.lower()
+
+
+def test_a_budget_carried_across_turns(tools):
+    """Home budgeting, chained: a share taken off the last result, the rest split."""
+    s = Session(tools)
+    assert s.say("what's 1200 minus 350").endswith("is 850.")
+    assert s.say("now take off another twenty percent").endswith("is 680.")
+    assert s.say("and split that four ways").endswith("is 170.")
+
+
+def test_how_long_is_left_on_a_timer_named_by_its_dish(tools):
+    s = Session(tools)
+    s.say("Set a pizza timer for 14 minutes.")
+    assert "pizza timer has" in s.say("how long is left on the pizza").lower()

@@ -268,7 +268,7 @@ class FollowUps:
         of = pointer.words.get("of") or pointer.words.get("scale")
         number = number_value(slots.strip_edges(pointer.words.get("number", "")))
         op = pointer.words.get("op", "")
-        share = next((pointer.words[k] for k in ("share", "rise", "tip") if k in pointer.words), "")
+        share = next((pointer.words[k] for k in _SHARES if k in pointer.words), "")
         if of:  # "double it", "the square root of that"
             expression = f"{of} {last:g}"
         elif number is not None and share:  # "10 percent of that", "with a 20 percent tip"
@@ -355,6 +355,9 @@ def _take_off_said(pointer: Pointer, refs: list[Ref]) -> list[LocalMatch]:
 def _nothing(_pointer: Pointer, _refs: list[Ref]) -> list[LocalMatch]:
     return []
 
+
+_SHARES = ("share", "rise", "tip", "fall", "ways")
+"""follow_ups.yaml lists whose values say the sum to work out on the last result."""
 
 _AS = {"just_added": "old"}
 """Slots filled from the last exchange, and the slot of the user's words they stand for."""
