@@ -776,6 +776,9 @@ def test_that_year_is_the_year_just_asked_about(tools):
     assert "2027" in s.say("what day of the week is the 4th of july next year")
     said = s.say("and christmas day that year")
     assert "december 25, 2027" in said.lower()
+    s = Session(tools)  # the year said by its number
+    s.say("what day of the week is the fourth of july 2027")
+    assert "december 25, 2027" in s.say("and christmas day that year").lower()
 
 
 def test_a_thing_scratched_off_the_list_just_spoken_of(tools):

@@ -233,6 +233,11 @@ def test_a_holiday_or_a_date_says_when_it_is_and_how_far_away():
     ("2026-12-02 14:30", "good friday", "Good Friday is on Friday, March 26, 2027, in 114 "
                                         "days."),
     ("2026-03-01 08:00", "Mother's Day", "Mother's Day is on Sunday, May 10, 2026, in 70 days."),
+    # a year said by its number
+    ("2026-12-06 21:00", "the fourth of july 2027", "The Fourth Of July is on Sunday, July 4, "
+                                                    "2027, in 210 days."),
+    ("2026-12-06 21:00", "christmas 2027", "Christmas is on Saturday, December 25, 2027, in "
+                                           "384 days."),
     # a transcript drops the apostrophe (time.yaml writes each holiday once, with it)
     ("2026-03-01 08:00", "mothers day", "Mothers Day is on Sunday, May 10, 2026, in 70 days."),
     ("2026-03-01 08:00", "valentines", "Valentines is on Sunday, February 14, 2027, in 350 "

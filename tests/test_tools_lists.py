@@ -183,3 +183,6 @@ def test_an_item_named_with_words_after_it_or_by_part_is_the_one_taken_off(t):
     assert t["remove_from_list"](items="the monster") == (
         "Removed monster energy from your party list.")
     assert "not on your party list" in t["remove_from_list"](list_name="party", items="butter")
+    t["add_to_list"](list_name="party", items="a pack of balloons")  # its thing, after "of"
+    assert t["remove_from_list"](list_name="party", items="the balloons") == (
+        "Removed pack of balloons from your party list.")

@@ -55,10 +55,11 @@ def _in_year_of(said: str, clock: Ref) -> str:
     about: "and christmas day that year" after "the 4th of july next year" is next year's
     Christmas (the clock read it as no place and told the time now)."""
     back = lexicon().pattern("years_back")
-    if not back.search(said):
+    year = (lexicon().pattern("calendar_years").search(clock.label)
+            or re.search(r"\b\d{4}\b", clock.label))
+    if not back.search(said) or year is None:  # no year asked about: the clock asks which
         return said
-    year = lexicon().pattern("calendar_years").search(clock.label)
-    return " ".join(back.sub(year[0] if year else "", said).split())
+    return " ".join(back.sub(year[0], said).split())
 
 
 def _amount(said: str, label: str) -> float | None:

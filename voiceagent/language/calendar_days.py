@@ -31,8 +31,8 @@ class CalendarDay:
     """A holiday whose date moves (language/holidays.py: "4 thursday november"); then
     `month` and `day` are 0."""
     year: int | None = None
-    """The year said, counted from this one ("this year" 0, "next year" 1); None: the next
-    to come."""
+    """The year said, counted from this one ("this year" 0, "next year" 1), or by its
+    number (2027); None: the next to come."""
 
 
 _MONTHS = MONTHS
@@ -42,6 +42,7 @@ _OPENER = re.compile(rf"^(?:{_LEX.regex('calendar_openers')}) (?=\D)")
 _YEARS = {" ".join(tokens(k)): int(v) for k, v in _LEX.values("calendar_years").items()}
 _CLOSER = re.compile(rf",? ({'|'.join(map(re.escape, _YEARS))})$")
 _YEAR_FIRST = re.compile(rf"^({'|'.join(map(re.escape, _YEARS))}),? ")
+_NUMBERED_YEAR = re.compile(r",? (?:in )?((?:19|20|21)\d\d)$")
 _ORDINALS = sorted(ordinals(31).items(), key=lambda kv: -len(kv[0]))
 
 
@@ -51,6 +52,9 @@ def calendar_day(text: str) -> CalendarDay | None:
     said = " ".join(text.lower().replace("-", " ").split()).strip(" .?!")
     closer = _CLOSER.search(said) or _YEAR_FIRST.search(said)  # "this year june 27" too
     year = None if closer is None else _YEARS[closer.group(1)]
+    numbered = _NUMBERED_YEAR.search(said)  # "the fourth of july 2027", "christmas 2027"
+    if numbered is not None and year is None:
+        year, said = int(numbered.group(1)), said[:numbered.start()]
     said = _OPENER.sub("", _YEAR_FIRST.sub("", _CLOSER.sub("", said)))
     day = _calendar_day(said)
     return None if day is None else CalendarDay(day.name, day.month, day.day, day.rule, year)

@@ -39,8 +39,9 @@ def next_day(text: str, today: datetime) -> tuple[str, datetime] | None:
     day = _calendar_day(text)
     if day is None:
         return None
-    if day.year is not None:  # "this year", "next year": that year's, even when it has passed
-        return day.name, _in_year(day, today, today.year + day.year)
+    if day.year is not None:  # "this year", "next year", "2027": that year's, even when it
+        year = day.year if day.year > 1000 else today.year + day.year  # has passed
+        return day.name, _in_year(day, today, year)
     if not day.rule:
         return day.name, next_occurrence(day.month, day.day, today)
     for year in (today.year, today.year + 1):

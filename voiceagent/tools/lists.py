@@ -106,9 +106,12 @@ def _meant(said: str, current: list[str]) -> str | None:
     plain = lexicon().words("articles")
     words = [singular(w) for w in re.findall(r"[\w']+", said.lower()) if w not in plain]
     heads, parts = [], []
+    of = lexicon().words("partitive")
     for item in current:
         own = [singular(w) for w in re.findall(r"[\w']+", item.lower()) if w not in plain]
-        if own and words[:len(own)] == own:
+        # "a pack of balloons" is named "balloons" too
+        thing = own[max((i + 1 for i, w in enumerate(own) if w in of), default=0):]
+        if any(name and words[:len(name)] == name for name in (own, thing)):
             heads.append(item)
         elif words and set(words) <= set(own):
             parts.append(item)
