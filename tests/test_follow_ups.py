@@ -449,6 +449,7 @@ def test_a_bare_hour_for_an_alarm_keeps_its_half_of_the_day(tools, first, then, 
      "Oh hang on, the train's earlier. Make that quarter to seven instead.", "6:45 AM"),
     ("Set a timer for 10 minutes.", "Sorry, I meant 12, not 10.", "12 minutes"),
     ("Set an alarm for 7 am.", "I said 8, not 7.", "8:00 AM"),
+    ("set an alarm for 7 tomorrow morning", "change my alarm to 7:30", "7:30 AM"),  # by kind
 ])
 def test_the_old_value_a_correction_names_is_the_one_set(tools, first, then, expected):
     s = Session(tools)

@@ -315,6 +315,9 @@ LISTS = [
 ]
 
 NOTES = [
+    # a statement to remember, without "that" (a gardener's session)
+    ("remember the tomatoes were planted on the 3rd", "note_add",
+     {"text": "the tomatoes were planted on the 3rd"}),
     ("what have i got written down for the garden", "notes_read", {}),
     ("take a note that the wifi password is on the fridge", "note_add",
      {"text": "the wifi password is on the fridge"}),
@@ -584,6 +587,7 @@ def test_the_ways_home_assistant_intents_are_said_are_commands(commands, said, d
 
 
 NOT_COMMANDS = [
+    "remember my name", "remember when we went to paris",
     # no name made of words that only join ("on the" was a timer's label)
     "give me 5 minutes on the timer",
     # no list's item: our own reminders, another service's contact

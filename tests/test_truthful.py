@@ -210,6 +210,9 @@ def test_a_refusal_is_no_claim_and_a_question_claims_nothing():
     assert known.claimed("Would you like me to set a timer?") == []
     assert [t.name for t in known.claimed("Okay, I'll stop the alarms.")] == ["done"]
     assert [t.name for t in known.claimed("Got it.")] == ["done"]
+    # a promise to remember, with no note taken (set 11's gardener)
+    assert [t.name for t in known.claimed(
+        "I'll remember that the tomatoes were planted on the 3rd.")] == ["done"]
     assert known.claimed("William Shakespeare wrote Hamlet.") == []
     # how warm it is now is the weather's; why it is cold in winter is knowledge
     assert [t.name for t in known.claimed("Yes, it is hot today.")] == ["weather"]

@@ -66,8 +66,8 @@ def said_of(thing: Ref, old: str, zone: tzinfo | None = None) -> bool:
     """`old` names the timer or alarm `thing`: its label, its length, its clock time. "make
     that quarter to seven" after a 7:30 alarm changes it to 6:45; it does not say "quarter" is
     the alarm to change (read so, it was set for seven)."""
-    if thing.label and set(tokens(old)) <= set(tokens(thing.label)) | lexicon().words(
-            "pointing"):
+    plain = lexicon().words("pointing") | lexicon().words("articles")
+    if set(tokens(old)) <= plain | set(tokens(thing.label)):  # "my alarm", "the pasta one"
         return True
     if thing.kind == "timer":  # "10 minutes", or "10" alone in its unit
         length, had = slots.duration(old), spoken_duration(thing.value or 0)

@@ -47,6 +47,8 @@ from voiceagent.intents.slots.times import (
     which_alarm,
     which_timer,
 )
+from voiceagent.language import tokens
+from voiceagent.language.asking import is_remark
 from voiceagent.language.kept_elsewhere import kept_elsewhere
 from voiceagent.ports import Clock
 
@@ -84,6 +86,9 @@ def readers(now: Clock) -> dict[str, Reader]:
         "unwanted": lambda text: None if mentions_own_tools(text) else items(text),
         "message": lambda text: {"message": text.strip()} if text.strip() else None,
         "text": note_text, "expression": expression, "quantity": quantity,
+        # what to remember said as a statement, without "that" ("remember the tomatoes were
+        # planted on the 3rd"); not "remember my name", "remember to call"
+        "told_text": lambda text: note_text(text) if is_remark(tokens(text)) else None,
         "to_unit": to_unit, "left": operand("left"), "right": operand("right"),
         "shared": shared,
         "contact": contact, "device_name": device_name, "somewhere": somewhere,
