@@ -12,6 +12,7 @@ from voiceagent.intents import slots
 from voiceagent.intents.match import LocalMatch
 from voiceagent.language import lexicon, tokens
 from voiceagent.language.plural import singular
+from voiceagent.tools.lists import meant_item, split_items
 from voiceagent.tools.words import numbers_in
 
 
@@ -115,12 +116,11 @@ def _is_number(word: str) -> bool:
 
 def _the_one_meant(said: str, items: list[str]) -> str:
     """The one item of `items` that `said` names by part of it ("the passport one" ->
-    "renew passport"); `said` itself when it names one whole, none, or several."""
-    words = set(_norm(said)) - {"one"}
-    if not words or any(same_item(said, i) for i in items):
+    "renew passport"); `said` itself when it names several things, or none of the items."""
+    named = [w for w in tokens(said) if w != "one"]
+    if not named or len(split_items(said)) > 1:
         return said
-    meant = [i for i in items if words <= set(_norm(i))]
-    return meant[0] if len(meant) == 1 else said
+    return meant_item(" ".join(named), items) or said
 
 
 def _norm(text: str) -> list[str]:

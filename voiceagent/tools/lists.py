@@ -96,7 +96,7 @@ def _same(a: str, b: str) -> bool:
     return singular(a) == singular(b)
 
 
-def _meant(said: str, current: list[str]) -> str | None:
+def meant_item(said: str, current: list[str]) -> str | None:
     """The item on the list `said` names: itself, forgiving a plural; else the one item said
     with words after it ("balloons the birthday girl is scared of them", unpunctuated); else
     the one item it names part of ("the monster" -> "monster energy")."""
@@ -301,7 +301,7 @@ def make_tools(data_dir: Path, aliases: dict[str, str],
         if lists.missing(name):
             return str(lists.missing(name))
         current = lists.read(name)
-        meant = {w: _meant(w, current) for w in wanted}
+        meant = {w: meant_item(w, current) for w in wanted}
         gone = [c for c in current if c in meant.values()]
         missing = [w for w, c in meant.items() if c is None]
         if not gone:  # an answer, not an error: the user hears what is on the list
@@ -316,7 +316,7 @@ def make_tools(data_dir: Path, aliases: dict[str, str],
     def holding(wanted: list[str]) -> str:
         """The one list any of `wanted` is on; a ToolError when none or several are."""
         on = [n for n in lists.names() if any(_same(w, c) for c in lists.read(n) for w in wanted)
-              ] or [n for n in lists.names() if any(_meant(w, lists.read(n)) for w in wanted)]
+              ] or [n for n in lists.names() if any(meant_item(w, lists.read(n)) for w in wanted)]
         if len(on) != 1:
             raise ToolError(f"{spoken_join(wanted)} {_be(wanted)} on "
                             f"{'no list' if not on else 'more than one list: ' + spoken_join(on)}"
