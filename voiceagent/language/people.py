@@ -45,11 +45,8 @@ def states_of(sentence: str, people: tuple[str, ...]) -> bool:
     was...", not "Your mom would love it.", not a question."""
     if not people or sentence.rstrip().endswith("?"):
         return False
-    openers = lexicon().words("openers")
     words = sentence.split()
-    while words and words[0].strip(",.!").lower() in openers:
-        words.pop(0)
-    rest = " ".join(words)
+    rest = " ".join(words[skip_fillers([w.strip(",.!").lower() for w in words]):])
     for person in people:
         found = re.match(rf"{re.escape(person)}(?:'s)?,?\s+(\S+)", rest,
                          0 if person[0].isupper() else re.I)
