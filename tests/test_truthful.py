@@ -13,7 +13,7 @@ import pytest
 from voiceagent.agent.events import Events
 from voiceagent.agent.loop import Agent, TurnResult
 from voiceagent.agent.messages import Message, ToolCall
-from voiceagent.agent.spoken import Facts, unspeakable
+from voiceagent.agent.spoken import Facts, unbacked, unspeakable
 from voiceagent.config import AgentConfig
 from voiceagent.config_file import load_config
 from voiceagent.language import say
@@ -548,6 +548,11 @@ def test_that_pointing_back_lets_the_call_use_what_the_user_said_before(tools, t
     ("Salt is added to the water before the pasta.", False),
     ("I haven't removed anything from your list.", False),
     ("Your timer, set for ten minutes, has three minutes left.", False),
+    # the 1.5B to "add flour and baking powder to the shopping list then read me what's on
+    # it", no call: the items first, the report, then where they went
+    ("Flour and baking powder added to the shopping list.", True),
+    ("Bananas and the big bag of rice removed from your list.", True),
+    ("Flour is added to the bowl before the butter.", False),
 ])
 def test_a_report_of_a_kept_thing_done_is_a_claim(sentence, done):
     """Done, said without a promise ("Alarm canceled."), is a claim a write must back; the
@@ -1059,3 +1064,24 @@ def test_they_after_a_place_count_the_place_said_before(tools):
     [done] = result.tool_calls
     assert not done.error and "later in Tokyo than here" in done.text
 
+
+
+@pytest.mark.parametrize("request_text, answer, claims", [
+    # the 1.5B to "timer four 7 minutes for the eggs" (a transcript's "four" for "for"), no call
+    ("timer four 7 minutes for the eggs", "Set a timer for 7 minutes.", True),
+    ("how do i bake bread at 180 degrees", "Set the oven to 180 degrees and bake it.", False),
+    ("i want to make pancakes", "Make the pancake batter first.", False),
+])
+def test_the_order_said_back_with_no_call_is_a_claim(request_text, answer, claims):
+    """An answer that says the command back, in its own words, with nothing done, tells the
+    user it was done; advice in a few of the request's words does not."""
+    said = unbacked(answer, Facts(request=request_text))
+    assert (said == "claims what no tool did") is claims
+
+
+@pytest.mark.parametrize("sentence", ["The timer was set for ten minutes.",
+                                      "Your alarm has been set for 7:30."])
+def test_a_timer_said_to_be_set_is_live_state_a_tool_must_back(sentence):
+    """"och naw it's no eight it's ten, sorry" after an 8-minute timer: the 1.5B said "The
+    timer was set for ten minutes." with no call."""
+    assert unbacked(sentence, Facts(request="it's no eight it's ten")) == "unbacked timers"

@@ -171,11 +171,15 @@ def _takes_on(sentence: str, request: str) -> bool:
     or to a question ("how do I bake bread at 180 degrees": "Sure, set the oven to 180...")."""
     said = tokens(sentence)
     start = skip_fillers(said)
-    if not start or sentence.rstrip().endswith("?") or asks_only(tokens(request)) or not (
+    if sentence.rstrip().endswith("?") or asks_only(tokens(request)) or not (
             find_terms(topics_of().verbs, said[start:start + 1])):
         return False
     plain = lexicon().words("function_words")
-    return len({w for w in tokens(request) if w not in plain} & set(said[start:])) >= GRANT_ECHO
+    echoed = len({w for w in tokens(request) if w not in plain} & set(said[start:]))
+    if start:
+        return echoed >= GRANT_ECHO
+    # no "Sure,": the order said back ("Set a timer for 7 minutes."), short and in its words
+    return echoed > GRANT_ECHO and len(said) <= ECHOED_ORDER
 
 
 def _stated(topic: Topic, sentence: str, request: str) -> bool:
@@ -191,6 +195,8 @@ def _stated(topic: Topic, sentence: str, request: str) -> bool:
     return bool(used) and all(find_terms((term,), said) for term in used)
 
 
+ECHOED_ORDER = 10
+"""An answer this short that opens with the request's verb and object says it back as done."""
 REFUSES_OTHER = "refuses what was not asked"
 REPEATS_EARLIER = "repeats an earlier answer or the request"
 REPEATED_WORDS = 4

@@ -348,6 +348,11 @@ class Topics:
         things = find_terms(self.kept, said)
         if not things:
             return False
+        if any(not self._negated(said, at) and not find_terms(self.describers, said[at - 1:at])
+               and any(at < t <= at + NEAR + 1 and not set(said[at:t]) & lexicon().words("one")
+                       for t in things)
+               for at in find_terms(self.reports, said) if at > start):
+            return True  # "Flour and baking powder added to the shopping list.", not "to a list"
         for at in find_terms(self.reports, said[:start + REPORTED + 1]):
             if self._negated(said, at):
                 continue
