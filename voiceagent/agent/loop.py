@@ -52,6 +52,7 @@ from voiceagent.config import AgentConfig
 from voiceagent.errors import ChatError
 from voiceagent.language import lexicon, tokens
 from voiceagent.language.people import people_known
+from voiceagent.language.restarts import unbroken
 from voiceagent.language.topics import Topic, topics_of
 from voiceagent.ports import Approver, ChatModel
 
@@ -113,6 +114,7 @@ class Agent:
         cancel = cancel or threading.Event()
         history = tuple(history)
         self.events.emit(UserText(user_text))
+        user_text = unbroken(user_text)  # "set a t- a timer": what the user meant to say
         if self.local is not None:
             turn = self._turn(history, user_text, on_text, cancel, doubtful)
             answered = answer_locally(turn, self.local, history, self.tools)

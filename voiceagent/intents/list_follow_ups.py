@@ -6,6 +6,7 @@ references (agent/outcome.py); the items are read as the list templates read the
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from voiceagent.agent.outcome import Ref
 from voiceagent.intents import slots
@@ -30,6 +31,20 @@ def take_off(gone: str, refs: list[Ref]) -> list[LocalMatch]:
     found = slots.items(gone)
     return [LocalMatch("list_take_off", "remove_from_list",
                        {"list_name": touched, **found})] if found else []
+
+
+def only_named(found: list[LocalMatch], said: str) -> list[LocalMatch]:
+    """Items taken off by pointing ("it", "them") beside words that name some of them:
+    "sorry dal is already there at home, please remove it" after "add toor dal and rice"
+    takes off the dal alone. All of them when the words name none, or every one."""
+    named = {singular(w) for w in tokens(said)} - lexicon().words("function_words")
+    kept = []
+    for m in found:
+        items = split_items(m.args.get("items", "")) if m.tool == "remove_from_list" else []
+        meant = [i for i in items if {singular(w) for w in tokens(i)} & named]
+        kept.append(replace(m, args={**m.args, "items": ", ".join(meant)})
+                    if meant and len(meant) < len(items) else m)
+    return kept
 
 
 def _clause_in(said: str) -> bool:

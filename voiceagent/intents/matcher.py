@@ -20,11 +20,13 @@ from hassil.recognize import RecognizeResult
 from voiceagent.agent.messages import Message, ToolCall
 from voiceagent.agent.tools import ToolRegistry
 from voiceagent.intents import slots
+from voiceagent.intents.clauses import is_aside, punctuated, unpunctuated_cuts
 from voiceagent.intents.follow_up import GIVE_WAY, FollowUps
+from voiceagent.intents.list_follow_ups import only_named
 from voiceagent.intents.match import LocalMatch
 from voiceagent.intents.naming import with_name
 from voiceagent.intents.normalize import clean, opened
-from voiceagent.language import lexicon
+from voiceagent.language import lexicon, tokens
 from voiceagent.language.data_file import load_data
 from voiceagent.ports import Clock
 from voiceagent.tools.words import SMALL, numbers_in
@@ -124,19 +126,56 @@ class LocalCommands:
                  or self._follow_up_clause(text, history))
         if found and found[0].intent in GIVE_WAY and self.match(text) is not None:
             return []  # "Never mind." answers "Which one?"; "and what's the time?" asks it
+        found = only_named(found, text)
         return found if all(m.tool is None or m.tool in self.registry for m in found) else []
 
     def _follow_up_clause(self, text: str, history: Sequence[Message]) -> list[LocalMatch]:
         """The one clause of several that points back, among remarks: "Actually I don't
         need that reminder any more, get rid of it." None when two clauses do."""
-        clauses = [c for c in _CLAUSE.split(text) if c.strip()]
+        clauses = punctuated(text)
         if len(clauses) < 2:
-            return []
+            return self._follow_up_beside_an_aside(text, history)
         told = self._told_in_the_same_breath(text, clauses[-1])
         if told:
             return told
         found = [m for m in (self._follow_ups.calls(c, history) for c in clauses) if m]
         return found[0] if len(found) == 1 else []
+
+    def _follow_up_beside_an_aside(self, text: str, history: Sequence[Message]
+                                   ) -> list[LocalMatch]:
+        """A follow-up said beside a remark with no comma between ("nah take the monster
+        off my mom's gonna kill me"), or pointing at what the words before it told ("the
+        hotel is 250 kilometres from the airport how far is that in miles")."""
+        for first, rest in unpunctuated_cuts(text):
+            told = self._told_in_the_same_breath(text, rest)
+            if told:
+                return told
+            for part, aside in ((rest, first), (first, rest)):
+                if self._aside(aside, before=aside is first):
+                    found = self._follow_ups.calls(part, history)
+                    if found:
+                        return found
+        return []
+
+    def _beside_an_aside(self, said: str) -> LocalMatch | None:
+        """One command said beside a remark with no comma between ("okay pasta's in the
+        water set a pasta timer for 11 minutes"), or said again after a correction ("no
+        sorry i meant twelve times seventy")."""
+        for first, rest in unpunctuated_cuts(said):
+            for command, aside in ((rest, first), (first, rest)):
+                if not self._aside(aside, before=aside is first):
+                    continue
+                found = self._match_clean(clean(command))
+                if found is not None and found.tool is not None:
+                    return found
+        return None
+
+    def _aside(self, part: str, *, before: bool) -> bool:
+        """`part` is a remark beside a command, no command of its own; after the command it
+        may not correct it ("set an alarm for 7 no wait": the user is not done)."""
+        return (is_aside(part, after=not before)
+                and (before or not lexicon().has("correction", part))
+                and self._match_clean(clean(part)) is None)
 
     def _told_in_the_same_breath(self, text: str, last: str) -> list[LocalMatch]:
         """"I need prunes, put them on my shopping list", "The pasta needs eleven minutes,
@@ -149,12 +188,19 @@ class LocalCommands:
                 or self.match(told) is not None):
             return []
         found = self._follow_ups.on_told(said, told)
-        amounts = re.findall(r"\d+(?:\.\d+)?", numbers_in(told.lower()))
+        amounts = re.findall(r"(\d+(?:\.\d+)?)(?:\s+([a-z]+))?", numbers_in(told.lower()))
         if found or len(amounts) != 1:
             return found
-        # a sum on the one amount told: "The dinner was 84 dollars, split it four ways."
-        summed = self.match(_POINTING.sub(amounts[0], said, count=1))
-        return [summed] if summed is not None and summed.tool == "calculate" else []
+        # a sum on the one amount told: "The dinner was 84 dollars, split it four ways.";
+        # a conversion of it, in the unit it was told in: "the hotel is 250 kilometres from
+        # the airport how far is that in miles"
+        amount, unit = amounts[0]
+        tries = [(f"{amount} {unit}", "convert_units")] if unit else []
+        for told_as, tool in [*tries, (amount, "calculate")]:
+            done = self.match(_POINTING.sub(told_as, said, count=1))
+            if done is not None and done.tool == tool:
+                return [done]
+        return []
 
     def match(self, text: str) -> LocalMatch | None:
         """The command in `text`, or None: send it to the LLM unchanged."""
@@ -171,7 +217,20 @@ class LocalCommands:
         several = self.several(said)  # several: each one (agent/local.py), not the first alone
         if several:
             return several[0] if len(several) == 1 else None
-        return self._match_clauses(said)
+        return self._match_clauses(said) or self._respelled(said)
+
+    def _respelled(self, said: str) -> LocalMatch | None:
+        """The command `said` gives with one word heard as another that sounds the same
+        ("timer four 7 minutes for the eggs": "for"), when it gives none as written."""
+        sounds = lexicon().names("homophones")
+        words = said.split()
+        for at, word in enumerate(words):
+            meant = sounds.get(word.lower())
+            if meant is not None:
+                found = self._match_clean(" ".join([*words[:at], meant, *words[at + 1:]]))
+                if found is not None and found.tool is not None:
+                    return found
+        return None
 
     def _match_clauses(self, said: str) -> LocalMatch | None:
         """One command among remarks: "Please cancel the tea timer, it's done.", "Oh, forget
@@ -180,7 +239,7 @@ class LocalCommands:
         user corrects a part ("5 minutes, no wait, 10") or two different commands are in it."""
         clauses = [c for c in map(clean, _CLAUSE.split(said)) if c]
         if len(clauses) < 2:
-            return None
+            return self._beside_an_aside(said)
         results = [self._match_clean(c) for c in clauses]
         last = results[-1]
         if (last is not None and last.tool is not None
@@ -213,8 +272,10 @@ class LocalCommands:
         return list(self._several[1])
 
     def _cut_into_commands(self, said: str) -> list[LocalMatch]:
-        if not said or lexicon().has("correction", said):
-            return []
+        words = tokens(said)
+        ends = [start for start, end in lexicon().find("in_place", words) if end == len(words)]
+        if not said or lexicon().has("correction", words[:ends[0]] if ends else words):
+            return []  # "5 minutes, no wait, 10"; not "cancel it then set one ... instead"
         joins = [m.span() for m in _JOIN.finditer(said)]
         if not joins or len(joins) > _MAX_JOINS:
             return []

@@ -1,4 +1,5 @@
-"""Whisper's text made matchable: hesitations, politeness and the assistant's name dropped.
+"""Whisper's text made matchable: hesitations, words broken off and started again,
+politeness and the assistant's name dropped.
 
 The result keeps the user's words, case and inner commas (list items are cut from it), so
 whatever a template's slot takes from it is still what the user said. The words are the
@@ -12,6 +13,7 @@ import re
 
 from voiceagent.language import lexicon
 from voiceagent.language.lexicon import alternation
+from voiceagent.language.restarts import unbroken
 
 _LEX = lexicon()
 
@@ -44,7 +46,7 @@ def opened(text: str) -> tuple[str, str]:
     -> ("Oh and also", "sponges"). The asides dropped are no part of a command, but one may
     say that the request goes on from the last one (intents/follow_up.py reads them)."""
     t = text.replace("\u2019", "'").replace("\u2018", "'")
-    t = " ".join(t.split())
+    t = unbroken(" ".join(t.split()))
     t = _HESITATION.sub("", t)
     t = _ANYWHERE.sub(" ", t)
     t = " ".join(t.split()).strip(_EDGE)

@@ -47,10 +47,10 @@ percent of 50"); a % before a number is Python's own (mod)."""
 
 
 def _counted_units() -> str:
-    """Units a sum counts in ("3 hours * 60 minutes"): the names of units of time, nouns
-    that count ("dozen") and money ("84 dollars"), as said one or several."""
+    """Units a sum counts in ("3 hours * 60 minutes"): the names of units of time and money
+    ("84 dollars"), as said one or several. A noun that counts ("dozen") is a number."""
     names = [*_LEX.table("durations"), *_LEX.table("unit_sizes").get("time", {}),
-             *_LEX.phrases("count_nouns"), *_LEX.phrases("money")]
+             *_LEX.phrases("money")]
     return "|".join(sorted({form for n in names for form in (n, plural(n))}, key=len,
                            reverse=True))
 

@@ -1,0 +1,61 @@
+"""Where one clause of an utterance ends and the next begins, with or without punctuation.
+
+A transcript often has no comma where the speaker paused between a remark and a command
+("okay pasta's in the water set a pasta timer for 11 minutes", "nah take the monster off my
+mom's gonna kill me", "the hotel is 250 kilometres from the airport how far is that in
+miles"). The matcher tries such an utterance as two clauses cut at each word boundary where
+a clause can end and begin, and keeps a cut only when one part is a whole command and the
+other an aside (`is_aside`) — or the last part points at what the first told.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from voiceagent.language import lexicon, tokens
+from voiceagent.language.asking import is_request
+from voiceagent.language.numbers import numbers_in
+
+_CLAUSE = re.compile(r"\s*[,.;!?]\s+|\s*[.;!?]$")
+SHORTEST = 2
+"""Words in the shortest clause of an unpunctuated cut."""
+LONGEST = 24
+"""Words in the longest utterance cut without punctuation (each cut costs a match)."""
+
+
+def punctuated(text: str) -> list[str]:
+    """The clauses the transcript's own punctuation marks."""
+    return [c for c in _CLAUSE.split(text) if c.strip()]
+
+
+def unpunctuated_cuts(text: str) -> Iterator[tuple[str, str]]:
+    """(first, rest) at each word boundary where one clause may end and another begin,
+    first the earliest: not after a word that needs the next ("for", "the", "my") nor before
+    one that goes on from the last ("in", "and", "of"). Nothing for a punctuated
+    utterance (its commas are the cuts) or a long one."""
+    if len(punctuated(text)) > 1:
+        return
+    words = text.split()
+    if len(words) > LONGEST:
+        return
+    lex = lexicon()
+    ends, starts = lex.words("trailing"), lex.words("clause_not_first")
+    for at in range(SHORTEST, len(words) - SHORTEST + 1):
+        last, first = tokens(words[at - 1])[-1:], tokens(words[at])[:1]
+        if last and first and last[0] not in ends and first[0] not in starts:
+            yield " ".join(words[:at]), " ".join(words[at:])
+
+
+def is_aside(part: str, *, after: bool = False) -> bool:
+    """`part` may be left out of a command said beside it: a remark ("my mom's gonna kill
+    me", "okay pasta's in the water", "no sorry i meant"), not a question or a request of
+    its own, and with nothing a command takes from words (a number, a day, a time of day).
+    Said `after` the command it opens on a subject ("my", "it's": lexicon "subjects"), or it
+    may go on from it ("what's the time | complexity of quicksort")."""
+    said = tokens(part)
+    lex = lexicon()
+    return (len(said) >= SHORTEST and not is_request(part, said)
+            and (not after or said[0] in lex.words("subjects"))
+            and not re.search(r"\d", numbers_in(part))
+            and not (set(said) & (lex.words("days") | lex.words("clock_words"))))

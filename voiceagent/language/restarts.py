@@ -1,0 +1,48 @@
+"""Words broken off and started again, as a transcript writes a stammer or a false start:
+"set a t- a timer for f- fifteen" -> "set a timer for fifteen", "and an al- an alarm for
+s- six thirty" -> "and an alarm for six thirty", "s-s-six" -> "six".
+
+A broken-off word is a word's first letters and a hyphen, the word itself said within the
+next two words; the words said again after it ("a t- a timer") are kept once. A hyphen that
+joins words ("t-shirt", "x-ray") or ends a thought ("a timer for- Sam, put that down") is
+no break: the letters before it do not start what follows.
+"""
+
+from __future__ import annotations
+
+import re
+
+_IN_WORD = re.compile(r"\b([a-z]{1,3})-(?:\1-)*(?=\1)", re.I)
+"""A stammer written inside the word: "s-s-six", "tw-twelve"."""
+_BROKEN = re.compile(r"^[a-z']{1,4}-$", re.I)
+AHEAD = 2
+"""The broken word is said again within this many words ("al- an alarm")."""
+RESTARTED = 3
+"""At most this many words before the break are said again after it ("for the t- for the")."""
+
+
+def unbroken(text: str) -> str:
+    """`text` without its broken-off words and the words said twice around them."""
+    words = _IN_WORD.sub("", text).split()
+    kept: list[str] = []
+    for at, word in enumerate(words):
+        if _broken(word, words[at + 1:at + 1 + AHEAD]):
+            kept = _without_restart(kept, words[at + 1:])
+            continue
+        kept.append(word)
+    return " ".join(kept)
+
+
+def _broken(word: str, after: list[str]) -> bool:
+    start = word[:-1].lower()
+    return bool(_BROKEN.match(word)) and any(
+        w.lower().startswith(start) and len(w) > len(start) for w in after)
+
+
+def _without_restart(before: list[str], after: list[str]) -> list[str]:
+    """`before` without its last words when the words after the break say them again."""
+    for size in range(min(RESTARTED, len(before)), 0, -1):
+        said = [w.lower().strip(",.") for w in before[-size:]]
+        if said == [w.lower().strip(",.") for w in after[:size]]:
+            return before[:-size]
+    return before
