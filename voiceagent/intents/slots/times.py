@@ -36,6 +36,7 @@ def label(text: str) -> Args | None:
     if (not words or len(words.split()) > 8 or is_term("anaphora", words)
             or is_term("not_names", words) or re.search(r"[,;:]|\d", numbers_in(words.lower()))
             or lexicon().has("label_stop", words)
+            or set(tokens(words)[1:]) & lexicon().words("clause_subjects")  # "pasta it's ..."
             or set(tokens(words)) <= lexicon().words("function_words")):  # "on the"
         return None
     return {"label": words}
