@@ -154,3 +154,35 @@ def test_a_dozen_is_twelve(tools, expression, value):  # noqa: F811
     """"how many croissants is four dozen again": the calculator said "4 dozen is 4."."""
     result = tools.run(ToolCall("c", "calculate", {"expression": expression}))
     assert not result.error and result.say.endswith(f" is {value}.")
+
+
+def test_the_amounts_just_told_added_up(tools):  # noqa: F811
+    s = Session(tools)
+    said = s.say("i had 420 calories at breakfast 650 at lunch and 380 in snacks whats the total")
+    assert "1450" in said
+
+
+def test_a_timer_named_turns_after_it_was_set_is_changed(tools):  # noqa: F811
+    s = Session(tools)
+    s.say("kindly set one timer for twenty minutes for the rice")
+    s.say("what is the time in chennai now")
+    s.say("do one thing, make the rice timer twenty five minutes only")
+    assert "25 minute rice timer" in s.timers() and "20 minute" not in s.timers()
+    assert "rice" in s.say("how much time is remaining on it")
+
+
+def test_a_correction_beside_a_remark_on_what_it_corrects(tools):  # noqa: F811
+    s = Session(tools)
+    s.say("set a timer for the loaves thirty five minutes")
+    s.say("actually make it forty there big ones today")
+    assert "40 minute loaves timer" in s.timers() and "35 minute" not in s.timers()
+
+
+def test_a_request_after_then_is_no_more_of_the_list(tools):  # noqa: F811
+    """"and then turn the oven light on" after an item was taken off: the 1.5B's turn before
+    it left the list "touched", and the words were read as one more item to take off."""
+    s = Session(tools)
+    s.say("add flour and baking powder to the shopping list")
+    s.say("take the baking powder off")
+    assert "devices" in s.say("and then turn the oven light on")
+    assert "flour" in s.read()

@@ -553,6 +553,8 @@ def test_that_pointing_back_lets_the_call_use_what_the_user_said_before(tools, t
     ("Flour and baking powder added to the shopping list.", True),
     ("Bananas and the big bag of rice removed from your list.", True),
     ("Flour is added to the bowl before the butter.", False),
+    ("Crossed the van booking off your list.", True),  # to "so cross that one off", no call
+    ("Took me a while to find it.", False),
 ])
 def test_a_report_of_a_kept_thing_done_is_a_claim(sentence, done):
     """Done, said without a promise ("Alarm canceled."), is a claim a write must back; the

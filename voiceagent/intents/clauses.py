@@ -11,8 +11,9 @@ other an aside (`is_aside`) — or the last part points at what the first told.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
+from voiceagent.intents.match import LocalMatch
 from voiceagent.language import lexicon, tokens
 from voiceagent.language.asking import is_request
 from voiceagent.language.numbers import numbers_in
@@ -59,3 +60,21 @@ def is_aside(part: str, *, after: bool = False) -> bool:
             and (not after or said[0] in lex.words("subjects"))
             and not re.search(r"\d", numbers_in(part))
             and not (set(said) & (lex.words("days") | lex.words("clock_words"))))
+
+
+def beside_an_aside(text: str, read: Callable[[str], list[LocalMatch]],
+                    command: Callable[[str], LocalMatch | None]) -> list[LocalMatch]:
+    """What `read` finds in one part of `text` cut without punctuation, the other part an
+    aside that is no `command` of its own; said after it, the aside may not correct it ("set
+    an alarm for 7 no wait": the user is not done). A part said first may be a correction
+    the user starts over after ("no sorry i meant | twelve times seventy")."""
+    for first, rest in unpunctuated_cuts(text):
+        for part, aside in ((rest, first), (first, rest)):
+            before = aside is first
+            if (is_aside(aside, after=not before)
+                    and (before or not lexicon().has("correction", aside))
+                    and command(aside) is None):
+                found = read(part)
+                if found:
+                    return found
+    return []

@@ -76,12 +76,13 @@ def last_refs(history: Sequence[Message]) -> list[Ref]:
     return refs
 
 
-def added_before(history: Sequence[Message]) -> list[Ref]:
-    """The list items the conversation's calls added (calls that ran), the latest first: a
-    correction that names one ("actually take the onions off, I meant garlic", four turns
-    after they were added) points at it wherever it was added."""
+def made_before(history: Sequence[Message]) -> list[Ref]:
+    """The list items, timers and alarms the conversation's calls made, the latest first: a
+    correction naming one ("take the onions off, I meant garlic"; "make the rice timer 25
+    minutes") points at it wherever it was made."""
     return [r for m in reversed(history) if m.role == "tool" and not m.is_error
-            for r in reversed(m.refs) if r.kind == "list" and r.action == "added"]
+            for r in reversed(m.refs) if (r.kind, r.action) in {
+                ("list", "added"), ("timer", "made"), ("alarm", "made")}]
 
 
 class FollowUps:
@@ -105,8 +106,7 @@ class FollowUps:
             "unit": lambda pointer, refs: in_unit(pointer.words.get("new", ""), refs),
             **{name: _on_words(do) for name, do in TIMER_FOLLOW_UPS.items()},
             "length_said": _nothing, "note_said": _nothing, "items_said": _nothing}
-        """(length_said, note_said and items_said point at what was told, not done: see
-        _on_told)"""
+        # (length_said, note_said and items_said point at what was told: see on_told)
 
     def calls(self, text: str, history: Sequence[Message]) -> list[LocalMatch]:
         """The calls `text` asks for on what the last exchange did; [] when it does not
@@ -118,7 +118,7 @@ class FollowUps:
         told = "" if refs else last_told(history)
         found = (self._pointed(said, aside, refs) if refs
                  else self.on_told(said, told) if told else [])
-        earlier = [] if found else added_before(history)
+        earlier = [] if found else made_before(history)
         return found or (self._pointed(said, aside, earlier, only="correct") if earlier else [])
 
     def _pointed(self, said: str, aside: str, refs: list[Ref],

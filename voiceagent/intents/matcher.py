@@ -20,12 +20,13 @@ from hassil.recognize import RecognizeResult
 from voiceagent.agent.messages import Message, ToolCall
 from voiceagent.agent.tools import ToolRegistry
 from voiceagent.intents import slots
-from voiceagent.intents.clauses import is_aside, punctuated, unpunctuated_cuts
+from voiceagent.intents.clauses import beside_an_aside, punctuated, unpunctuated_cuts
 from voiceagent.intents.follow_up import GIVE_WAY, FollowUps
 from voiceagent.intents.list_follow_ups import only_named
 from voiceagent.intents.match import LocalMatch
 from voiceagent.intents.naming import with_name
 from voiceagent.intents.normalize import clean, opened
+from voiceagent.intents.sounds_alike import respelled
 from voiceagent.language import lexicon, tokens
 from voiceagent.language.data_file import load_data
 from voiceagent.ports import Clock
@@ -35,7 +36,6 @@ from voiceagent.wallclock import SystemClock
 log = logging.getLogger(__name__)
 
 SENTENCE_FILES = ("builtin.yaml", "replies.yaml")
-_CLAUSE = re.compile(r"\s*[,.;!?]\s+|\s*[.;!?]$")
 _JOIN = re.compile(rf"\s*[,.;!?]\s+(?:(?:{lexicon().regex('joins')})\b\s*)?"
                    rf"|\s+(?:{lexicon().regex('joins')})\s+", re.I)
 _MAX_JOINS = 4
@@ -143,39 +143,19 @@ class LocalCommands:
 
     def _follow_up_beside_an_aside(self, text: str, history: Sequence[Message]
                                    ) -> list[LocalMatch]:
-        """A follow-up said beside a remark with no comma between ("nah take the monster
-        off my mom's gonna kill me"), or pointing at what the words before it told ("the
-        hotel is 250 kilometres from the airport how far is that in miles")."""
-        for first, rest in unpunctuated_cuts(text):
+        """A follow-up pointing at what the words before it told with no comma between
+        ("the hotel is 250 kilometres from the airport how far is that in miles"), or said
+        beside a remark ("nah take the monster off my mom's gonna kill me")."""
+        for _first, rest in unpunctuated_cuts(text):
             told = self._told_in_the_same_breath(text, rest)
             if told:
                 return told
-            for part, aside in ((rest, first), (first, rest)):
-                if self._aside(aside, before=aside is first):
-                    found = self._follow_ups.calls(part, history)
-                    if found:
-                        return found
-        return []
+        return beside_an_aside(text, lambda part: self._follow_ups.calls(part, history),
+                               self._command)
 
-    def _beside_an_aside(self, said: str) -> LocalMatch | None:
-        """One command said beside a remark with no comma between ("okay pasta's in the
-        water set a pasta timer for 11 minutes"), or said again after a correction ("no
-        sorry i meant twelve times seventy")."""
-        for first, rest in unpunctuated_cuts(said):
-            for command, aside in ((rest, first), (first, rest)):
-                if not self._aside(aside, before=aside is first):
-                    continue
-                found = self._match_clean(clean(command))
-                if found is not None and found.tool is not None:
-                    return found
-        return None
-
-    def _aside(self, part: str, *, before: bool) -> bool:
-        """`part` is a remark beside a command, no command of its own; after the command it
-        may not correct it ("set an alarm for 7 no wait": the user is not done)."""
-        return (is_aside(part, after=not before)
-                and (before or not lexicon().has("correction", part))
-                and self._match_clean(clean(part)) is None)
+    def _command(self, said: str) -> LocalMatch | None:
+        found = self._match_clean(clean(said))
+        return found if found is not None and found.tool is not None else None
 
     def _told_in_the_same_breath(self, text: str, last: str) -> list[LocalMatch]:
         """"I need prunes, put them on my shopping list", "The pasta needs eleven minutes,
@@ -184,11 +164,17 @@ class LocalCommands:
         pointing word is tried: the others are no follow-up of this kind."""
         told = text[:text.rfind(last)].strip(" ,;")
         said = opened(last)[1]
-        if (not said or not _POINTING.search(said) or told.endswith("?")
+        amounts = re.findall(r"(\d+(?:\.\d+)?)(?:\s+([a-z]+))?", numbers_in(told.lower()))
+        if (not said or told.endswith("?") or not (_POINTING.search(said) or (
+                len(amounts) > 1 and lexicon().has("totals", said)))
                 or self.match(told) is not None):
             return []
+        if (len(amounts) > 1 and lexicon().has("totals", said)
+                and not re.search(r"\d", numbers_in(said))):  # "... 380 in snacks whats the
+            # total": the amounts told added up
+            return [LocalMatch("told_total", "calculate",
+                               {"expression": " + ".join(a for a, _unit in amounts)})]
         found = self._follow_ups.on_told(said, told)
-        amounts = re.findall(r"(\d+(?:\.\d+)?)(?:\s+([a-z]+))?", numbers_in(told.lower()))
         if found or len(amounts) != 1:
             return found
         # a sum on the one amount told: "The dinner was 84 dollars, split it four ways.";
@@ -217,29 +203,17 @@ class LocalCommands:
         several = self.several(said)  # several: each one (agent/local.py), not the first alone
         if several:
             return several[0] if len(several) == 1 else None
-        return self._match_clauses(said) or self._respelled(said)
-
-    def _respelled(self, said: str) -> LocalMatch | None:
-        """The command `said` gives with one word heard as another that sounds the same
-        ("timer four 7 minutes for the eggs": "for"), when it gives none as written."""
-        sounds = lexicon().names("homophones")
-        words = said.split()
-        for at, word in enumerate(words):
-            meant = sounds.get(word.lower())
-            if meant is not None:
-                found = self._match_clean(" ".join([*words[:at], meant, *words[at + 1:]]))
-                if found is not None and found.tool is not None:
-                    return found
-        return None
+        return self._match_clauses(said) or respelled(said, self._command)
 
     def _match_clauses(self, said: str) -> LocalMatch | None:
         """One command among remarks: "Please cancel the tea timer, it's done.", "Oh, forget
         it, it doesn't matter."; the last, whole, when the user started over after a correction
         ("a timer for- Sam, put that down - sorry, a timer for twelve minutes"). Never when the
         user corrects a part ("5 minutes, no wait, 10") or two different commands are in it."""
-        clauses = [c for c in map(clean, _CLAUSE.split(said)) if c]
-        if len(clauses) < 2:
-            return self._beside_an_aside(said)
+        clauses = [c for c in map(clean, punctuated(said)) if c]
+        if len(clauses) < 2:  # "okay pasta's in the water set a pasta timer for 11 minutes"
+            return next(iter(beside_an_aside(said, lambda part: [m] if (
+                m := self._command(part)) else [], self._command)), None)
         results = [self._match_clean(c) for c in clauses]
         last = results[-1]
         if (last is not None and last.tool is not None
