@@ -186,3 +186,20 @@ def test_a_request_after_then_is_no_more_of_the_list(tools):  # noqa: F811
     s.say("take the baking powder off")
     assert "devices" in s.say("and then turn the oven light on")
     assert "flour" in s.read()
+
+
+def test_the_other_kind_said_not_to_cancel(tools):  # noqa: F811
+    s = Session(tools)
+    s.say("set a timer for 15 minutes")
+    s.say("set an alarm for 6:30 tomorrow morning")
+    s.say("c- cancel the t- the timer, n- not the alarm")
+    assert "6:30" in s.timers() and "15 minute" not in s.timers()
+
+
+def test_an_item_added_turns_before_is_taken_off_when_named(tools):  # noqa: F811
+    s = Session(tools)
+    s.say("add bread and eggs to the shopping list")
+    s.say("add call mum to my to do list")
+    s.say("what's twelve times seventy")
+    s.say("t- take the bread off, we've g- got some already")
+    assert "bread" not in s.read() and "eggs" in s.read() and "mum" in s.read("to do")

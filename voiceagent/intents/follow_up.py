@@ -100,7 +100,8 @@ class FollowUps:
         self._do: dict[str, Callable[[Pointer, list[Ref]], list[LocalMatch]]] = {
             "cancel": self._cancel, "undo": self._undo, "change": self._change,
             "correct": self._correct, "read": self._read, "which": self._which,
-            "arith": self._arith, "more": self._more, "take_off": _take_off_said,
+            "arith": self._arith, "more": self._more,
+            "take_off": lambda pointer, refs: take_off(pointer.words.get("gone", ""), refs),
             "put_on": lambda pointer, refs: put_on(pointer.words.get("more", ""), refs),
             "again": lambda pointer, refs: asked_again(pointer.words.get("new", ""), refs),
             "unit": lambda pointer, refs: in_unit(pointer.words.get("new", ""), refs),
@@ -118,8 +119,9 @@ class FollowUps:
         told = "" if refs else last_told(history)
         found = (self._pointed(said, aside, refs) if refs
                  else self.on_told(said, told) if told else [])
-        earlier = [] if found else made_before(history)
-        return found or (self._pointed(said, aside, earlier, only="correct") if earlier else [])
+        earlier = [] if found or not said else made_before(history)  # named, said earlier:
+        return found or next((f for only in ("correct", "take_off") if earlier and (  # fix,
+            f := self._pointed(said, aside, earlier, only=only))), [])  # or take it off
 
     def _pointed(self, said: str, aside: str, refs: list[Ref],
                  only: str = "") -> list[LocalMatch]:
@@ -345,11 +347,6 @@ def _on_words(do: Callable[[dict[str, str], list[Ref]], list[LocalMatch]],
               ) -> Callable[[Pointer, list[Ref]], list[LocalMatch]]:
     """A follow-up that needs only its {slot} words and the references."""
     return lambda pointer, refs: do(pointer.words, refs)
-
-
-def _take_off_said(pointer: Pointer, refs: list[Ref]) -> list[LocalMatch]:
-    """take_off on the words of its {gone} slot."""
-    return take_off(pointer.words.get("gone", ""), refs)
 
 
 def _nothing(_pointer: Pointer, _refs: list[Ref]) -> list[LocalMatch]:

@@ -20,8 +20,10 @@ from voiceagent.tools.words import numbers_in
 def take_off(gone: str, refs: list[Ref]) -> list[LocalMatch]:
     """What the user names off the one list the last exchange touched: "take the bananas
     off" after the list was read out (not "take it off": that is cancel's)."""
-    touched = _one_list(refs)
     named = set(tokens(gone)) - lexicon().words("pointing")
+    touched = _one_list(refs) or _one_list(  # of several, the one list holding it
+        [r for r in refs if r.kind == "list" and any(set(_norm(gone)) & set(_norm(i))
+                                                     for i in r.items)])
     if touched is None or not named or _clause_in(gone):
         return []
     known = [i for r in refs if r.kind == "list" for i in r.items]

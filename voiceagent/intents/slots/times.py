@@ -66,7 +66,8 @@ def label_duration(text: str) -> Args | None:
 def which_timer(text: str) -> Args | None:
     """The timer to cancel, as the timer tool names them ('pasta', '5 minute')."""
     words = without_articles(text)
-    if not words or is_term("anaphora", words) or len(words.split()) > 5:
+    if not words or is_term("anaphora", words) or len(words.split()) > 5 or re.search(
+            r"[,;]", words):  # "timer, not the alarm": a clause of its own
         return None
     words = numbers_in(words.lower())
     words = re.sub(r"\b(second|minute|hour)s\b", r"\1", words.replace("-", " "))
