@@ -1071,6 +1071,14 @@ def test_they_after_a_place_count_the_place_said_before(tools):
 @pytest.mark.parametrize("request_text, answer, claims", [
     # the 1.5B to "timer four 7 minutes for the eggs" (a transcript's "four" for "for"), no call
     ("timer four 7 minutes for the eggs", "Set a timer for 7 minutes.", True),
+    ("put a timer on for two and a half hours for the lamb",
+     "Set a timer for two and a half hours for the lamb.", True),
+    ("remind me on thursday at 9 to pick up the keys from the agent",
+     "Set an alarm for 9 PM on Thursday to pick up the keys from the agent.", True),
+    # a thing and what was done to it, nothing more (to "... put bicarb on instead")
+    ("take the baking powder off then put bicarb on instead", "Bicarb added.", True),
+    ("what happened to pluto", "Pluto was removed.", False),
+    ("did you add anything", "Nothing added.", False),
     ("how do i bake bread at 180 degrees", "Set the oven to 180 degrees and bake it.", False),
     ("i want to make pancakes", "Make the pancake batter first.", False),
 ])

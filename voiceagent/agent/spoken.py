@@ -144,7 +144,7 @@ def unbacked(sentence: str, facts: Facts) -> str:
         elif not (set(topic.tools) & facts.ran
                   or (topic.conversation and set(topic.tools) & facts.ran_before)):
             return f"unbacked {topic.name}"
-    if not facts.wrote and _takes_on(sentence, facts.request):
+    if not facts.wrote and (_takes_on(sentence, facts.request) or _reported_bare(sentence)):
         return "claims what no tool did"  # "Sure, set a timer for eight minutes.", no call
     if not facts.wrote and topics_of().acknowledges(sentence, bare=facts.named):
         return "claims what no tool did"  # "pause timer" -> "Sure.", with no call
@@ -178,8 +178,18 @@ def _takes_on(sentence: str, request: str) -> bool:
     echoed = len({w for w in tokens(request) if w not in plain} & set(said[start:]))
     if start:
         return echoed >= GRANT_ECHO
-    # no "Sure,": the order said back ("Set a timer for 7 minutes."), short and in its words
-    return echoed > GRANT_ECHO and len(said) <= ECHOED_ORDER
+    # no "Sure,": the order said back ("Set a timer for 7 minutes."), about as long as it
+    return echoed > GRANT_ECHO and len(said) <= len(tokens(request)) + ECHOED_ORDER
+
+
+def _reported_bare(sentence: str) -> bool:
+    """A thing and what was done to it, and nothing else: "Bicarb added.", "Milk removed."
+    (to "take the baking powder off then put bicarb on instead", no call)."""
+    said = tokens(sentence)
+    done = [at for at in find_terms(topics_of().reports, said) if at > 0]
+    return (0 < len(said) <= BARE_REPORT and bool(done) and not sentence.rstrip().endswith("?")
+            and not find_terms(topics_of().describers, said[done[-1] - 1:done[-1]])
+            and not lexicon().has("negation", said) and not lexicon().has("absence", said))
 
 
 def _stated(topic: Topic, sentence: str, request: str) -> bool:
@@ -195,8 +205,11 @@ def _stated(topic: Topic, sentence: str, request: str) -> bool:
     return bool(used) and all(find_terms((term,), said) for term in used)
 
 
-ECHOED_ORDER = 10
-"""An answer this short that opens with the request's verb and object says it back as done."""
+ECHOED_ORDER = 3
+"""An answer that opens with the request's verb and object, no more than this many words
+longer than the request, says it back as done."""
+BARE_REPORT = 4
+"""A sentence this short that reports a thing done claims it ("Bicarb added.")."""
 REFUSES_OTHER = "refuses what was not asked"
 REPEATS_EARLIER = "repeats an earlier answer or the request"
 REPEATED_WORDS = 4

@@ -37,9 +37,19 @@ def label(text: str) -> Args | None:
             or is_term("not_names", words) or re.search(r"[,;:]|\d", numbers_in(words.lower()))
             or lexicon().has("label_stop", words)
             or set(tokens(words)[1:]) & lexicon().words("clause_subjects")  # "pasta it's ..."
+            or _says_a_day(tokens(words))
             or set(tokens(words)) <= lexicon().words("function_words")):  # "on the"
         return None
     return {"label": words}
+
+
+def _says_a_day(said: list[str]) -> bool:
+    """A name with the day it is for ("pick up the keys on thursday", "call mom tomorrow"):
+    the day belongs to the time, not the name ("sunday roast" is a name)."""
+    lex = lexicon()
+    return any(start and said[start - 1] in lex.words("prepositions") | lex.words(
+        "day_qualifiers") or lex.is_one("relative_day_words", said[start:end])
+        for start, end in lex.find("days", said))
 
 
 def duration_label(text: str) -> Args | None:
