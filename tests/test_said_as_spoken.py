@@ -203,3 +203,14 @@ def test_an_item_added_turns_before_is_taken_off_when_named(tools):  # noqa: F81
     s.say("what's twelve times seventy")
     s.say("t- take the bread off, we've g- got some already")
     assert "bread" not in s.read() and "eggs" in s.read() and "mum" in s.read("to do")
+
+
+def test_them_after_words_naming_an_item_is_that_item_not_the_last_timer(tools):  # noqa: F811
+    """"take them off" after a timer was set cancelled that timer, though the words before
+    it named the apples put on the list two turns earlier."""
+    s = Session(tools)
+    s.say("add juice boxes, apples and cheese strings to the shopping list")
+    s.say("timer four 7 minutes for the eggs")
+    s.say("oh we've actually got loads of apples take them off")
+    assert "apples" not in s.read() and "juice" in s.read()
+    assert "7 minute eggs timer" in s.timers()

@@ -21,7 +21,7 @@ from voiceagent.agent.messages import Message, ToolCall
 from voiceagent.agent.tools import ToolRegistry
 from voiceagent.intents import slots
 from voiceagent.intents.clauses import beside_an_aside, punctuated, unpunctuated_cuts
-from voiceagent.intents.follow_up import GIVE_WAY, FollowUps
+from voiceagent.intents.follow_up import GIVE_WAY, FollowUps, made_before
 from voiceagent.intents.list_follow_ups import only_named
 from voiceagent.intents.match import LocalMatch
 from voiceagent.intents.naming import with_name
@@ -29,6 +29,7 @@ from voiceagent.intents.normalize import clean, opened
 from voiceagent.intents.sounds_alike import respelled
 from voiceagent.language import lexicon, tokens
 from voiceagent.language.data_file import load_data
+from voiceagent.language.plural import singular
 from voiceagent.ports import Clock
 from voiceagent.tools.words import SMALL, numbers_in
 from voiceagent.wallclock import SystemClock
@@ -62,6 +63,16 @@ def _load_sentences() -> dict[str, Any]:
         for key in ("intents", "lists", "expansion_rules"):
             merged[key].update(data.get(key, {}))
     return merged
+
+
+def _items_named(told: str, history: Sequence[Message]) -> str:
+    """The items put on a list earlier in the conversation that `told` names ("oh we've
+    actually got loads of apples | take them off": the apples, not the eggs timer the last
+    exchange set), joined as items; "" for none."""
+    named = {singular(w) for w in tokens(told)} - lexicon().words("function_words")
+    items = [i for r in made_before(history) if r.kind == "list" for i in r.items
+             if {singular(w) for w in tokens(i)} & named]
+    return ", ".join(dict.fromkeys(items))
 
 
 class LocalCommands:
@@ -133,6 +144,12 @@ class LocalCommands:
         """The one clause of several that points back, among remarks: "Actually I don't
         need that reminder any more, get rid of it." None when two clauses do."""
         clauses = punctuated(text)
+        cuts = [(text[:text.rfind(clauses[-1])], clauses[-1])] if len(clauses) > 1 else list(
+            unpunctuated_cuts(text))
+        for first, rest in cuts:
+            items = _items_named(first, history) if _POINTING.search(rest) else []
+            if items:  # "them" are what the words before named, not the last exchange's
+                return self._follow_ups.calls(_POINTING.sub(items, rest, count=1), history)
         if len(clauses) < 2:
             return self._follow_up_beside_an_aside(text, history)
         told = self._told_in_the_same_breath(text, clauses[-1])
