@@ -144,10 +144,11 @@ class LocalCommands:
         """The one clause of several that points back, among remarks: "Actually I don't
         need that reminder any more, get rid of it." None when two clauses do."""
         clauses = punctuated(text)
-        cuts = [(text[:text.rfind(clauses[-1])], clauses[-1])] if len(clauses) > 1 else list(
-            unpunctuated_cuts(text))
+        cuts: list[tuple[str, str]] = list(unpunctuated_cuts(text))
+        if len(clauses) > 1:
+            cuts = [(text[:text.rfind(clauses[-1])], clauses[-1])]
         for first, rest in cuts:
-            items = _items_named(first, history) if _POINTING.search(rest) else []
+            items = _items_named(first, history) if _POINTING.search(rest) else ""
             if items:  # "them" are what the words before named, not the last exchange's
                 return self._follow_ups.calls(_POINTING.sub(items, rest, count=1), history)
         if len(clauses) < 2:
