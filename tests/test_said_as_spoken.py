@@ -214,3 +214,11 @@ def test_them_after_words_naming_an_item_is_that_item_not_the_last_timer(tools):
     s.say("oh we've actually got loads of apples take them off")
     assert "apples" not in s.read() and "juice" in s.read()
     assert "7 minute eggs timer" in s.timers()
+
+
+def test_a_number_the_command_says_too_leaves_nothing_out(tools):  # noqa: F811
+    s = Session(tools)
+    s.say("set a timer for ten minutes")
+    s.say("make it fifteen")
+    s.say("ugh actually ten was right go back to ten")
+    assert "10 minute" in s.timers() and "15 minute" not in s.timers()

@@ -48,17 +48,19 @@ def unpunctuated_cuts(text: str) -> Iterator[tuple[str, str]]:
             yield " ".join(words[:at]), " ".join(words[at:])
 
 
-def is_aside(part: str, *, after: bool = False) -> bool:
+def is_aside(part: str, *, after: bool = False, beside: str = "") -> bool:
     """`part` may be left out of a command said beside it: a remark ("my mom's gonna kill
     me", "okay pasta's in the water", "no sorry i meant"), not a question or a request of
-    its own, and with nothing a command takes from words (a number, a day, a time of day).
+    its own, and with nothing a command takes from words (a day, a time of day, a number
+    the command `beside` it does not say too).
     Said `after` the command it opens on a subject ("my", "it's": lexicon "subjects"), or it
     may go on from it ("what's the time | complexity of quicksort")."""
     said = tokens(part)
     lex = lexicon()
     return (len(said) >= SHORTEST and not is_request(part, said)
             and (not after or said[0] in lex.words("subjects"))
-            and not re.search(r"\d", numbers_in(part))
+            and set(re.findall(r"\d+", numbers_in(part))) <= set(  # "ten was right | go
+                re.findall(r"\d+", numbers_in(beside)))  # back to ten": no number dropped
             and not (set(said) & (lex.words("days") | lex.words("clock_words"))))
 
 
@@ -71,7 +73,7 @@ def beside_an_aside(text: str, read: Callable[[str], list[LocalMatch]],
     for first, rest in unpunctuated_cuts(text):
         for part, aside in ((rest, first), (first, rest)):
             before = aside is first
-            if (is_aside(aside, after=not before)
+            if (is_aside(aside, after=not before, beside=part)
                     and (before or not lexicon().has("correction", aside))
                     and command(aside) is None):
                 found = read(part)
