@@ -222,3 +222,9 @@ def test_a_number_the_command_says_too_leaves_nothing_out(tools):  # noqa: F811
     s.say("make it fifteen")
     s.say("ugh actually ten was right go back to ten")
     assert "10 minute" in s.timers() and "15 minute" not in s.timers()
+
+
+def test_it_in_a_second_command_is_the_list_the_first_spoke_of(tools):  # noqa: F811
+    s = Session(tools)
+    said = s.say("add flour and baking powder to the shopping list then read me what's on it")
+    assert "flour" in s.read() and "2 items" in said.lower()

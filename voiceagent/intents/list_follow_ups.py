@@ -49,6 +49,16 @@ def only_named(found: list[LocalMatch], said: str) -> list[LocalMatch]:
     return kept
 
 
+def on_the_list(said: str, before: LocalMatch | None) -> str:
+    """`said` with the list the command `before` it spoke of in place of "it" ("add flour
+    to the shopping list then read me what's on it"); "" when it has no list or no "it"."""
+    name = before.args.get("list_name") if before is not None else None
+    pointing = re.compile(rf"\b(?:{lexicon().regex('pronouns')})\b", re.I)
+    if not isinstance(name, str) or not name or not pointing.search(said):
+        return ""
+    return pointing.sub(lexicon().names("list_named")["as"].format(name=name), said, count=1)
+
+
 def _clause_in(said: str) -> bool:
     """A part of `said` after a comma starts as a question or a command does ("all that, you
     can clear it"): the slot ran on into another clause, and names no item."""

@@ -22,7 +22,7 @@ from voiceagent.agent.tools import ToolRegistry
 from voiceagent.intents import slots
 from voiceagent.intents.clauses import beside_an_aside, punctuated, unpunctuated_cuts
 from voiceagent.intents.follow_up import GIVE_WAY, FollowUps, made_before
-from voiceagent.intents.list_follow_ups import only_named
+from voiceagent.intents.list_follow_ups import on_the_list, only_named
 from voiceagent.intents.match import LocalMatch
 from voiceagent.intents.naming import with_name
 from voiceagent.intents.normalize import clean, opened
@@ -281,8 +281,11 @@ class LocalCommands:
         for count in range(1, len(joins) + 1):
             for cuts in combinations(joins, count):
                 bounds = [0, *(x for cut in cuts for x in cut), len(said)]
-                found = [command(clean(said[a:b]))
-                         for a, b in zip(bounds[::2], bounds[1::2], strict=True)]
+                found: list[LocalMatch | None] = []
+                for a, b in zip(bounds[::2], bounds[1::2], strict=True):
+                    part = clean(said[a:b])  # "... then read me what's on it": the list
+                    found.append(command(part) or (  # the part before spoke of
+                        command(on_the_list(part, found[-1])) if found else None))
                 if (all(m is not None and (m.tool is not None or m.intent.startswith(
                         "unsupported_")) for m in found)
                         and any(m is not None and m.tool is not None for m in found)):
