@@ -172,6 +172,21 @@ def test_a_session_runs_in_one_conversation_and_is_judged_again_from_its_file(
     assert "'butter' still on a list at the end" in capsys.readouterr().out
 
 
+def test_a_session_of_a_day_is_asked_on_that_day(tmp_path: Path) -> None:
+    """Answers that name a day ("what day was yesterday": Saturday) hold on the day the
+    session was written for, whenever it runs (a bundle run that crossed midnight failed)."""
+    path = tmp_path / "sessions.toml"
+    path.write_text('[[session]]\nname = "yesterday"\ntoday = "2026-12-06"\n'
+                    '[[session.turn]]\nsay = "what day was yesterday"\ntool = "get_time"\n'
+                    'answer = ["saturday"]\n[[session.turn]]\nsay = "what\'s the date today"\n'
+                    'tool = "get_time"\nanswer = ["december 6, 2026"]\n')
+    with FakeLLMServer() as llm:
+        assert run_sessions(_config(tmp_path, llm.url), path, local="on",
+                            json_path=str(tmp_path / "s.json"), out=lambda _line: None) == 0
+    (session,) = json.loads((tmp_path / "s.json").read_text())["runs"][0]["sessions"]
+    assert [t["ok"] for t in session["turns"]] == [True, True]
+
+
 def test_general_questions_are_asked_fresh_and_after_the_same_tool_turns(tmp_path: Path) -> None:
     path = tmp_path / "general.toml"
     path.write_text('priming = [{ say = "Add eggs to my shopping list." },\n'

@@ -57,18 +57,19 @@ class Parts:
 
 def build_parts(config: Config, stack: ExitStack, *, front_end: FrontEnd,
                 with_transcriber: bool = True, transcriber: Transcriber | None = None,
-                room: str = "",
+                room: str = "", clock: Clock | None = None,
                 more_tools: Callable[[ToolRegistry], None] | None = None) -> Parts:
     """The session, clock, tools, prompt, local commands and transcriber for `front_end`;
     `transcriber` is one several assistants share (the hub's rooms), `room` the room this
     one serves (its timers ring only there); `more_tools` adds tools of its own (the hub's:
-    a timer in another room, a broadcast) before the prompt and the templates are made."""
+    a timer in another room, a broadcast) before the prompt and the templates are made;
+    `clock` one that stands at a day (an evaluation's), else the system clock."""
     session = SessionStore(
         config.data_dir / "sessions" / f"{config.session.name}.jsonl", config.session.max_turns,
         history_chars(config),
     )
     stack.enter_context(session.lock())
-    clock, warning = clock_for(config.tools.timezone)
+    clock, warning = (clock, "") if clock is not None else clock_for(config.tools.timezone)
     if warning:
         log.warning("%s", warning)
     forget = threading.Event()

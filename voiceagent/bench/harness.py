@@ -27,12 +27,14 @@ LOCAL_LABEL = {True: "on", False: "off", None: "n/a"}
 
 
 @contextmanager
-def fresh_assistant(config: Config, data: Path | None = None) -> Iterator[tuple[Assistant, Path]]:
+def fresh_assistant(config: Config, data: Path | None = None, *, today: str = ""
+                    ) -> Iterator[tuple[Assistant, Path]]:
     """The assistant the front ends build, over its own data folder (a fresh temporary one
-    unless `data` is given): its conversation, lists and timers are only its own."""
-    from voiceagent.build import build_assistant
+    unless `data` is given): its conversation, lists and timers are only its own. With
+    `today` ("2026-12-06") its clock stands at noon that day."""
+    from voiceagent.build import build_assistant, build_parts
     from voiceagent.front_end import ASK
-    from voiceagent.testing import FakeSynthesizer, RecordingPlayer
+    from voiceagent.testing import FakeClock, FakeSynthesizer, RecordingPlayer
 
     with ExitStack() as stack:
         if data is None:
@@ -40,7 +42,10 @@ def fresh_assistant(config: Config, data: Path | None = None) -> Iterator[tuple[
                 tempfile.TemporaryDirectory(prefix="voiceagent-eval-")))
         config = dataclasses.replace(config, paths=dataclasses.replace(config.paths,
                                                                        data_dir=str(data)))
+        parts = build_parts(config, stack, front_end=ASK, with_transcriber=False, clock=FakeClock(
+            f"{today} 12:00", zone=config.tools.timezone or "UTC")) if today else None
         assistant = build_assistant(config, stack, front_end=ASK, player=RecordingPlayer(),
+                                    parts=parts,
                                     events=Events(), synthesizer=FakeSynthesizer(seconds=0.0),
                                     with_transcriber=False, allow_demo=False)
         close = getattr(assistant.agent.model, "close", None)

@@ -28,7 +28,7 @@ from voiceagent.tools.words import parse_clock_time
 _TURN_KEYS = {"say", "tool", "args", "answer", "answer_not", "has", "lacks", "timers_after",
               "forbid"}
 _SESSION_KEYS = {"name", "style", "setup", "has", "lacks", "timers_after", "timers", "alarms",
-                 "notes", "turn"}
+                 "notes", "turn", "today"}
 
 
 @dataclass(frozen=True)
@@ -54,6 +54,9 @@ class Session:
     turns: tuple[Case, ...]
     setup: tuple[Setup, ...] = ()
     end: End = End()
+    today: str = ""
+    """The day its answers assume ("2026-12-06": "what day was yesterday"): its clock stands
+    at noon that day. Empty: the real clock."""
 
 
 @dataclass(frozen=True)
@@ -117,7 +120,7 @@ def load_sessions(path: Path) -> list[Session]:
                     timers_after=raw.get("timers_after"),
                     timers=tuple(float(x) for x in timers) if timers is not None else None,
                     alarms=tuple(alarms) if alarms is not None else None,
-                    notes=tuple(raw.get("notes", ())))))
+                    notes=tuple(raw.get("notes", ()))), today=str(raw.get("today", ""))))
     return sessions
 
 

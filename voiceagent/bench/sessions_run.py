@@ -34,7 +34,7 @@ SESSIONS = Path(__file__).with_name("sessions.toml")
 def run_session(config: Config, session: Session) -> list[Observed]:
     """Every turn of `session` through one assistant in a fresh data folder."""
     seen: list[Observed] = []
-    with fresh_assistant(config) as (assistant, data):
+    with fresh_assistant(config, today=session.today) as (assistant, data):
         run_setup(assistant, session.setup, session.name)
         for case in session.turns:
             seen.append(observe_turn(assistant, case.say, data, config.tools.list_aliases))
