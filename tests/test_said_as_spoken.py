@@ -228,3 +228,13 @@ def test_it_in_a_second_command_is_the_list_the_first_spoke_of(tools):  # noqa: 
     s = Session(tools)
     said = s.say("add flour and baking powder to the shopping list then read me what's on it")
     assert "flour" in s.read() and "2 items" in said.lower()
+
+
+def test_a_remark_that_names_no_item_takes_nothing_off(tools):  # noqa: F811
+    """"we've got some already" read as taking "already" off made two follow-ups of one
+    utterance, and the model got it."""
+    s = Session(tools)
+    s.say("add bread and bananas to the shopping list")
+    s.say("what's twelve times seventeen")
+    s.say("take the bread off, we've got some already")
+    assert "bread" not in s.read() and "bananas" in s.read()

@@ -20,7 +20,8 @@ from voiceagent.tools.words import numbers_in
 def take_off(gone: str, refs: list[Ref]) -> list[LocalMatch]:
     """What the user names off the one list the last exchange touched: "take the bananas
     off" after the list was read out (not "take it off": that is cancel's)."""
-    named = set(tokens(gone)) - lexicon().words("pointing")
+    named = set(tokens(gone)) - lexicon().words("pointing") - lexicon().words(
+        "determiners") - lexicon().words("item_trailers")  # "we've got some already": none
     touched = _one_list(refs) or _one_list(  # of several, the one list holding it
         [r for r in refs if r.kind == "list" and any(set(_norm(gone)) & set(_norm(i))
                                                      for i in r.items)])
