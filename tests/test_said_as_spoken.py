@@ -238,3 +238,10 @@ def test_a_remark_that_names_no_item_takes_nothing_off(tools):  # noqa: F811
     s.say("what's twelve times seventeen")
     s.say("take the bread off, we've got some already")
     assert "bread" not in s.read() and "bananas" in s.read()
+
+
+def test_two_follow_ups_in_one_breath(tools):  # noqa: F811
+    s = Session(tools)
+    s.say("add flour and baking powder to the shopping list")
+    s.say("take the baking powder off then put bicarb on instead")
+    assert "powder" not in s.read() and "bicarb" in s.read() and "flour" in s.read()

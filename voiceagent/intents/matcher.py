@@ -134,11 +134,21 @@ class LocalCommands:
         # "and another one saturday at nine thirty, call it football": named after it
         found = (with_name(text, lambda said: self.follow_up(said, history), self.registry)
                  or self._follow_ups.calls(text, history)
-                 or self._follow_up_clause(text, history))
+                 or self._follow_up_clause(text, history) or self._two_follow_ups(text, history))
         if found and found[0].intent in GIVE_WAY and self.match(text) is not None:
             return []  # "Never mind." answers "Which one?"; "and what's the time?" asks it
         found = only_named(found, text)
         return found if all(m.tool is None or m.tool in self.registry for m in found) else []
+
+    def _two_follow_ups(self, text: str, history: Sequence[Message]) -> list[LocalMatch]:
+        """Two follow-ups on the last exchange said in one breath ("take the baking powder
+        off then put bicarb on instead"), each whole."""
+        for join in _JOIN.finditer(text):
+            first = self._follow_ups.calls(text[:join.start()], history)
+            rest = self._follow_ups.calls(text[join.end():], history) if first else []
+            if first and rest:
+                return first + rest
+        return []
 
     def _follow_up_clause(self, text: str, history: Sequence[Message]) -> list[LocalMatch]:
         """The one clause of several that points back, among remarks: "Actually I don't
