@@ -213,3 +213,15 @@ def test_list_follow_ups_as_people_say_them(tools, turns, gone, kept):  # noqa: 
 ])
 def test_a_question_on_the_amounts_told_before_it(tools, said, answer):  # noqa: F811
     assert answer in Session(tools).say(said)
+
+
+
+@pytest.mark.parametrize("said, intent", [
+    # the 1.5B answered these in the bundle run: "Alarm will go off again in 14 minutes." (the
+    # pizza timer's), "I can help with time, date, weather, ..."
+    ("when does my alarm go off again", "timer_status"),
+    ("so what can you actually do", "capabilities"),
+])
+def test_asked_again_or_actually_is_still_the_question(tools, said, intent):  # noqa: F811
+    found = LocalCommands(tools).match(said)
+    assert found is not None and found.intent == intent
