@@ -33,7 +33,7 @@ def punctuated(text: str) -> list[str]:
 def unpunctuated_cuts(text: str) -> Iterator[tuple[str, str]]:
     """(first, rest) at each word boundary where one clause may end and another begin,
     first the earliest: not after a word that needs the next ("for", "the", "my") nor before
-    one that goes on from the last ("in", "and", "of"). Nothing for a punctuated
+    one that goes on from the last ("in", "off", "of"). Nothing for a punctuated
     utterance (its commas are the cuts) or a long one."""
     if len(punctuated(text)) > 1:
         return
@@ -71,8 +71,7 @@ def beside_an_aside(text: str, read: Callable[[str], list[LocalMatch]],
     an alarm for 7 no wait": the user is not done). A part said first may be a correction
     the user starts over after ("no sorry i meant | twelve times seventy")."""
     for first, rest in unpunctuated_cuts(text):
-        for part, aside in ((rest, first), (first, rest)):
-            before = aside is first
+        for part, aside, before in ((rest, first, True), (first, rest, False)):
             if (is_aside(aside, after=not before, beside=part)
                     and (before or not lexicon().has("correction", aside))
                     and command(aside) is None):

@@ -193,13 +193,12 @@ class LocalCommands:
         told = text[:text.rfind(last)].strip(" ,;")
         said = opened(last)[1]
         amounts = re.findall(r"(\d+(?:\.\d+)?)(?:\s+([a-z]+))?", numbers_in(told.lower()))
-        if (not said or told.endswith("?") or not (_POINTING.search(said) or (
-                len(amounts) > 1 and lexicon().has("totals", said)))
+        total = (len(amounts) > 1 and lexicon().has("totals", said)  # "... and 380 in
+                 and not re.search(r"\d", numbers_in(said)))  # snacks whats the total"
+        if (not said or told.endswith("?") or not (_POINTING.search(said) or total)
                 or self.match(told) is not None):
             return []
-        if (len(amounts) > 1 and lexicon().has("totals", said)
-                and not re.search(r"\d", numbers_in(said))):  # "... 380 in snacks whats the
-            # total": the amounts told added up
+        if total:  # the amounts told, added up
             return [LocalMatch("told_total", "calculate",
                                {"expression": " + ".join(a for a, _unit in amounts)})]
         found = self._follow_ups.on_told(said, told)
