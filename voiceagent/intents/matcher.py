@@ -65,14 +65,12 @@ def _load_sentences() -> dict[str, Any]:
     return merged
 
 
-def _items_named(told: str, history: Sequence[Message]) -> str:
-    """The items put on a list earlier in the conversation that `told` names ("oh we've
-    actually got loads of apples | take them off": the apples, not the eggs timer the last
-    exchange set), joined as items; "" for none."""
+def _items_named(told: str, made: Sequence[str]) -> str:
+    """The items of `made` (put on a list earlier in the conversation) that `told` names
+    ("oh we've actually got loads of apples | take them off": the apples, not the eggs timer
+    the last exchange set), joined as items; "" for none."""
     named = {singular(w) for w in tokens(told)} - lexicon().words("function_words")
-    items = [i for r in made_before(history) if r.kind == "list" for i in r.items
-             if {singular(w) for w in tokens(i)} & named]
-    return ", ".join(dict.fromkeys(items))
+    return ", ".join(dict.fromkeys(i for i in made if {singular(w) for w in tokens(i)} & named))
 
 
 class LocalCommands:
@@ -157,8 +155,9 @@ class LocalCommands:
         cuts: list[tuple[str, str]] = list(unpunctuated_cuts(text))
         if len(clauses) > 1:
             cuts = [(text[:text.rfind(clauses[-1])], clauses[-1])]
-        for first, rest in cuts:
-            items = _items_named(first, history) if _POINTING.search(rest) else ""
+        made = [i for r in made_before(history) if r.kind == "list" for i in r.items]
+        for first, rest in cuts if made else ():
+            items = _items_named(first, made) if _POINTING.search(rest) else ""
             if items:  # "them" are what the words before named, not the last exchange's
                 return self._follow_ups.calls(_POINTING.sub(items, rest, count=1), history)
         if len(clauses) < 2:
