@@ -59,6 +59,8 @@ def test_a_sentence_that_states_what_is_of_one_of_them(sentence, claims):
 
 @pytest.mark.parametrize("request_text, answer, held", [
     ("does bob live in france", "Yes, Bob lives in France.", True),
+    ("does bob live in france", "No, Bob does not live in France.", True),
+    ("does bob live in france", "Bob isn't someone I know.", False),
     ("what is john's last name", "John is last name Smith.", True),
     ("what should i get my mom for her birthday", "Your mom would love a warm scarf.", False),
     ("when was bob dylan born", "Bob Dylan was born on May 24, 1941.", False),

@@ -27,6 +27,14 @@ def test_add_and_read_across_phrasings(t, tmp_path):
     assert (tmp_path / "lists" / "shopping.txt").read_text() == "apples\neggs\nmilk\nbread\n"
 
 
+def test_what_follows_the_word_list_is_no_part_of_its_name(t):
+    t["add_to_list"](list_name="shopping", items="eggs")
+    assert t["read_list"](list_name="shopping list for today") == (
+        "Your shopping list has 1 item: eggs.")
+    assert t["add_to_list"](list_name="gift list for mum", items="a scarf") == (
+        "Added scarf to your new gift list.")
+
+
 def test_singular_and_plural_names_and_aliases(t):
     t["add_to_list"](list_name="grocery list", items="eggs")  # alias groceries -> shopping
     t["add_to_list"](list_name="task", items="file taxes")

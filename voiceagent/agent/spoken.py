@@ -157,8 +157,11 @@ def unbacked(sentence: str, facts: Facts) -> str:
         return f"{REFUSES_OTHER} ({other.name})"
     if facts.private is not None and not topics_of().refuses(sentence):
         return f"unbacked {facts.private.name}"
-    if states_of(sentence, facts.people) and not topics_of().refuses(sentence):
-        return f"unbacked {keeper().name}"  # "does bob live in france" -> "Yes, Bob lives..."
+    if states_of(sentence, facts.people) and not (topics_of().refuses(sentence) and lexicon(
+            ).has("speaker_self", sentence)):
+        # "does bob live in france" -> "Yes, Bob lives..." or "No, Bob does not live...";
+        # not "Bob isn't in my contacts."
+        return f"unbacked {keeper().name}"
     if (facts.general or facts.served) and lexicon().has("declines", sentence):
         return DECLINES_GENERAL if facts.general else DECLINES_SERVED
     return ""

@@ -40,13 +40,18 @@ def people_known(request: str, earlier: str = "") -> tuple[str, ...]:
 
 
 def states_of(sentence: str, people: tuple[str, ...]) -> bool:
-    """`sentence` opens on one of `people` (after "Yes," and the like) and states what is:
+    """`sentence` opens on one of `people` (after "Yes," "No," and the like) and states what is:
     "Bob lives in France.", "John's last name is Smith.", "Your mom said..."; not "Bob Dylan
     was...", not "Your mom would love it.", not a question."""
     if not people or sentence.rstrip().endswith("?"):
         return False
     words = sentence.split()
-    rest = " ".join(words[skip_fillers([w.strip(",.!").lower() for w in words]):])
+    bare = [w.strip(",.!").lower() for w in words]
+    start = skip_fillers(bare)
+    if start < len(words) and words[start].endswith(",") and bare[start] in lexicon().words(
+            "no"):
+        start += 1  # "No, Bob does not live in France." states as much as "Yes, ..."
+    rest = " ".join(words[start:])
     for person in people:
         found = re.match(rf"{re.escape(person)}(?:'s)?,?\s+(\S+)", rest,
                          0 if person[0].isupper() else re.I)

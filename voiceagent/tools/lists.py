@@ -25,7 +25,8 @@ _LEX = lexicon()
 
 
 def _slug(name: str) -> str:
-    """'My Shopping List' -> 'shopping'; 'to do' -> 'to-do'; 'new grocery' -> 'grocery'."""
+    """'My Shopping List' -> 'shopping'; 'to do' -> 'to-do'; 'new grocery' -> 'grocery';
+    'shopping list for today' -> 'shopping' (the name is what comes before "list")."""
     words = re.sub(r"[^a-z0-9]+", " ", name.lower().replace("'s ", " ")).split()
     while words and words[0] in _LEX.words("determiners"):
         words.pop(0)
@@ -33,6 +34,9 @@ def _slug(name: str) -> str:
     if fresh and fresh[0][0] == 0 and fresh[0][1] < len(words) and not _LEX.find(
             "new_names", words[:3]):
         words = words[fresh[0][1]:]  # "a new grocery list": the grocery list
+    named = next((at for at, w in enumerate(words) if at and singular(w) in _LEX.words(
+        "list_words")), len(words))
+    words = words[:named]  # "shopping list for today": the shopping list
     while words and singular(words[-1]) in _LEX.words("list_words"):
         words.pop()
     return "-".join(words)
