@@ -62,6 +62,10 @@ TIME = [
     ("how many sleeps till christmas", "date", {"place": "christmas"}),
     ("When is Valentine's Day?", "date", {"place": "Valentine's Day"}),
     ("What day does the fourth of July fall on?", "date", {"place": "the fourth of July"}),
+    # a day of this month alone (SLURP: the 1.5B answered the time, the day dropped)
+    ("what day of the week does the twenty second fall on this month", "date",
+     {"place": "the twenty second"}),
+    ("what day is the 22nd", "date", {"place": "the 22nd"}),
     ("How many weeks until the twenty first of June?", "date",
      {"place": "the twenty first of June"}),
     ("Is it the weekend?", "date", {}),

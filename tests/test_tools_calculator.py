@@ -18,6 +18,11 @@ calculate, convert_units = make_tools()
     ("(2+3)^2", "2 plus 3, squared, is 25."), ("(2 + 3) * 4", "2 plus 3, times 4, is 20."),
     ("10 / 4", "10 divided by 4 is 2.5."), ("7 % 3", "7 mod 3 is 1."),
     ("20% of 50", "20 percent of 50 is 10."), ("3 x 4", "3 times 4 is 12."),
+    # a share added to or taken off what it is a share of, as a calculator does it
+    ("3500 naira plus 15 percent", "3500 naira plus 15 percent is 4025."),
+    ("80 minus 20%", "80 minus 20 percent is 64."),
+    ("20 percent off 60 dollars", "20 percent off 60 dollars is 48."),
+    ("15 percent plus 5 percent", "15 percent plus 5 percent is 0.2."),
     ("12*7=", "12 times 7 is 84."), ("1,000 plus 2,500", "1,000 plus 2,500 is 3500."),
     ("two point five times four", "Two point five times four is 10."),
     ("10 minus 3 squared", "10 minus 3 squared is 1."),

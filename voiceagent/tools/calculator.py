@@ -56,6 +56,13 @@ def _counted_units() -> str:
 
 
 _UNIT_AFTER_NUMBER = re.compile(rf"(\d)\s*(?:{_counted_units()})\b")
+_NUM = r"\d+(?:\.\d+)?"
+_PERCENT_ON = re.compile(rf"(?:^|(?<=[(+-]))\s*({_NUM})\s*([+-])\s*({_NUM})\s*/\s*100"
+                         rf"(?!\s*[*/\d(])")
+"""A share added to or taken from what it is a share of, as a calculator reads it: '3500
+plus 15 percent' is 3500 * 1.15, not 3500.15."""
+_PERCENT_OFF = re.compile(rf"({_NUM})\s*/\s*100\s+off\s+({_NUM})(?![\d.])")
+"""'20 percent off 60': 60 less a fifth."""
 
 
 def to_expression(text: str) -> str:
@@ -67,6 +74,8 @@ def to_expression(text: str) -> str:
     t = re.sub(rf"\b({'|'.join(_FUNCS)})\s+({NUMBER})", r"\1(\2)", t)
     t = _FILLERS.sub(" ", t)
     t = _UNIT_AFTER_NUMBER.sub(r"\1", t)  # "3 hours * 60 minutes": the numbers are the sum
+    t = _PERCENT_ON.sub(r" \1 \2 \1 * \3 / 100", t)
+    t = _PERCENT_OFF.sub(r"\2 - \2 * \1 / 100", t)
     return " ".join(t.split())
 
 

@@ -40,6 +40,7 @@ from voiceagent.tools.words import capitalised
 
 __all__ = [  # the clock's public names before days.py and places.py were split from it
     "WEEKDAYS", "ZONE_HINT", "Places", "asks_for_the_time", "build_places", "calendar_day",
+    "day_of_month",
     "days_ahead", "days_until_said", "find_zone", "is_here", "make_tools", "next_occurrence",
     "saved_places", "spoken_date", "spoken_time", "time_until"]
 
@@ -103,6 +104,15 @@ def _only_when(place: str) -> int | None:
             or any(w in MONTHS for w in rest)):  # a month named: a date, not this month's
         return None
     return day
+
+
+def day_of_month(text: str) -> int:
+    """The day of this month `text` names and nothing more ("the twenty second", "the
+    22nd": what day of the week it falls on is the clock's to answer), else 0."""
+    try:
+        return _only_when(text) or 0
+    except ToolError:
+        return 0
 
 
 def _on_day(day: int, now: datetime) -> str:

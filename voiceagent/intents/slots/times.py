@@ -154,11 +154,12 @@ def place(text: str) -> Args | None:
 
 
 def relative_day(text: str, now: Clock | None = None) -> Args | None:
-    """"tomorrow", "in three days", "next Friday", "Christmas", "July 4th": passed as the
-    clock's place, which answers with that day's date (tools/clock.py)."""
+    """"tomorrow", "in three days", "next Friday", "Christmas", "July 4th", "the 22nd":
+    passed as the clock's place, which answers with that day's date (tools/clock.py)."""
     said = strip_edges(text)
     today = (now or SystemClock()).now()
-    if clock.days_ahead(said, today) is None and clock.calendar_day(said) is None:
+    if (clock.days_ahead(said, today) is None and clock.calendar_day(said) is None
+            and not clock.day_of_month(said)):
         return None
     return {"place": said}
 
