@@ -388,6 +388,20 @@ def test_a_list_is_made_only_when_the_user_speaks_of_one(tools):
     assert spoken == "Added coffee to your new shopping list."  # a list the user has by name
 
 
+def test_the_list_the_user_named_is_the_one_written_not_the_words_around_it(tools):
+    """A parent, interrupted: the 1.5B made a list "no put that down"."""
+    model = ScriptedChatModel().enqueue(calls(
+        ("add_to_list", {"list_name": "no put that down", "items": "cereal"})))
+    model.enqueue("Done.")
+    result, spoken = run(model, tools,
+                         "add cereal to the no put that down to the shopping list")
+    assert result.tool_calls[0].text.startswith("Added cereal to your new shopping list.")
+    model = ScriptedChatModel().enqueue(calls(
+        ("add_to_list", {"list_name": "party", "items": "balloons"})))
+    result, spoken = run(model, tools, "put balloons on the party list")
+    assert spoken == "Added balloons to your new party list."
+
+
 def test_here_is_not_a_place_said_before(tools):
     """"tell me the time in this time zone" after New York was named: the time here."""
     from voiceagent.agent.messages import Message

@@ -20,7 +20,7 @@ from voiceagent.agent.amounts import (
     unsaid_numbers,
     without_unsaid_half,
 )
-from voiceagent.agent.carried import dropped, is_length_said
+from voiceagent.agent.carried import dropped, is_length_said, named
 from voiceagent.agent.destroying import (
     asked_not_to_destroy,
     clearly_asked_to_destroy,
@@ -157,16 +157,23 @@ def ground(tool: Tool, args: dict[str, Any], utterance: str, *, earlier: str = "
             return Grounding(ask=elsewhere.reply, error=(
                 f"Error: not run: {param} {value!r} is kept by {elsewhere.name}, which "
                 f"nothing here has. Say plainly that you can't do that here."))
+    renamed: list[str] = []
     for param, kinds in tool.creates:
         value = args.get(param)
-        if (isinstance(value, str) and value.strip() and param in exists
-                and not exists[param](value) and not lexicon().has(kinds, utterance)
-                and not lexicon().has(kinds, value)):
+        new = isinstance(value, str) and value.strip() and param in exists and not exists[
+            param](value)
+        spoken = named(tool, param, now) if new else ""
+        if spoken and not set(spoken.split("-")) <= set(tokens(str(value))):
+            # the list the user named ("... to the shopping list"), not words around it:
+            # "add cereal to the no put that down to the shopping list" made a list "no
+            # put that down" (dropped, the named one goes in: policy.check)
+            renamed.append(param)
+        elif new and not lexicon().has(kinds, utterance) and not lexicon().has(kinds, value):
             return Grounding(ask=dict(tool.asks).get(param, ""), error=(
                 f"Error: not run: there is no {value!r} yet, and the user did not ask for a "
                 f"new one. Ask them which one they mean, or answer in plain words."))
     required = set(tool.parameters.get("required", ()))
-    problems, drop, invented, asked = [], [], False, ""
+    problems, drop, invented, asked = [], renamed, False, ""
     made_up: list[str] = []
     trim: list[tuple[str, str]] = []
     for param, word_set in tool.asked_by:

@@ -194,6 +194,8 @@ class Lists:
         names = self.names()
         if name in names:
             return None
+        if name in self.aliases.values():  # one of the lists there always is, not yet used
+            return f"Your {name} list is empty."
         known = f" Your lists: {spoken_join(names)}." if names else ""
         return f"You have no {name} list yet.{known}"
 
@@ -226,7 +228,7 @@ def make_tools(data_dir: Path, aliases: dict[str, str],
 
     @tool(speaks_result=True, writes=True, grounded=("items", "list_name"),
           known={"list_name": lists.exists}, asks={"items": say("ask_items")},
-          creates={"list_name": "list_kinds"})
+          creates={"list_name": "list_kinds"}, found={"list_name": lists.said})
     def add_to_list(list_name: str, items: str) -> Outcome | str:
         """Add or put items on a list (shopping, to-do, ...); a new list is created.
 
