@@ -1109,3 +1109,18 @@ def test_a_timer_said_to_be_set_is_live_state_a_tool_must_back(sentence):
     """"och naw it's no eight it's ten, sorry" after an 8-minute timer: the 1.5B said "The
     timer was set for ten minutes." with no call."""
     assert unbacked(sentence, Facts(request="it's no eight it's ten")) == "unbacked timers"
+
+
+@pytest.mark.parametrize("request_text, sentence, reason", [
+    # an adverb inside a claim does not make it none ("add coffee ... and then tell me
+    # honestly what's on it": the 1.5B, no call)
+    ("add coffee to the shopping list and tell me what's on it",
+     "The shopping list now contains coffee.", "unbacked lists"),
+    ("how long has this thing been switched on for",
+     "It has been switched on for about 5 hours.", "unbacked system"),
+    ("can you ring a bell for me at eight tonight",
+     "I'll ring a bell for you at eight tonight.", "claims what no tool did"),
+    ("what's the capital of australia", "The capital is now Canberra.", ""),
+])
+def test_claims_as_the_1_5b_words_them(request_text, sentence, reason):
+    assert unbacked(sentence, Facts(request=request_text)) == reason

@@ -134,7 +134,7 @@ def with_note(words: str, note: str, *, first: bool = False) -> str:
 def unbacked(sentence: str, facts: Facts) -> str:
     """Why `sentence` claims what no tool backs ("" when it does not): something done with
     no call that did it, live state no tool of this turn gave, what nothing here can know."""
-    for topic in topics_of().claimed(sentence):
+    for topic in _claimed(sentence):
         if topic.name == DONE:
             if not facts.wrote:
                 return "claims what no tool did"
@@ -165,6 +165,17 @@ def unbacked(sentence: str, facts: Facts) -> str:
     if (facts.general or facts.served) and lexicon().has("declines", sentence):
         return DECLINES_GENERAL if facts.general else DECLINES_SERVED
     return ""
+
+
+def _claimed(sentence: str) -> list[Topic]:
+    """The topics whose claims `sentence` makes, as said or without the adverbs inside a
+    claim ("The shopping list now contains coffee.": "list contains"; "It is now 5 pm"
+    keeps its "is now")."""
+    adverbs = lexicon().words("claim_adverbs")
+    bare = " ".join(w for w in sentence.split() if w.strip(",.!").lower() not in adverbs)
+    found = topics_of().claimed(sentence)
+    return found + [t for t in topics_of().claimed(bare) if t.name not in {
+        f.name for f in found}]
 
 
 def _takes_on(sentence: str, request: str) -> bool:
