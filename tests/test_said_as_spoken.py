@@ -120,12 +120,25 @@ def test_a_word_heard_as_another_that_sounds_the_same(tools):  # noqa: F811
     (["add juice boxes, apples and cheese strings to the shopping list",
       "timer four 7 minutes for the eggs", "oh we've actually got loads of apples take them off"],
      "7 minute eggs timer", "no timers"),
+    # another length said with "and", in the first one's unit; then what it should be
+    (["set a timer for 25 minutes for the lasagna", "and ten for the garlic bread"],
+     "10 minute garlic bread timer", "10 minute lasagna"),
+    (["set a timer for 25 minutes for the lasagna", "and ten for the garlic bread",
+      "no wait not ten the garlic bread one should be eight minutes"],
+     "8 minute garlic bread timer", "10 minute"),
 ])
 def test_timer_follow_ups_as_people_say_them(tools, turns, check, gone):  # noqa: F811
     s = Session(tools)
     for said in turns:
         s.say(said)
     assert check in s.timers().lower() and gone not in s.timers().lower()
+
+
+def test_forget_the_last_one_takes_back_what_was_just_added(tools):  # noqa: F811
+    s = Session(tools)
+    s.say("add parmesan to the shopping list")
+    s.say("actually forget the last one there's a block in the fridge")
+    assert s.read().endswith("our shopping list is empty.")
 
 
 def test_a_pomodoro_is_a_timer(tools):  # noqa: F811

@@ -286,7 +286,7 @@ class FollowUps:
         """The last thing done again on the same target: "and grapes" after an add puts
         grapes on that list, after a removal takes them off; "and another one for ten
         minutes" after a timer sets one more (without the first one's label; with its own,
-        "for the rice", when one is said)."""
+        "for the rice", when one is said; "and ten for the bread": in the first's unit)."""
         if "more" in pointer.words:
             return more_items(pointer.words["more"], refs)
         made = [r for r in refs if r.kind in ("timer", "alarm") and r.action == "made"]
@@ -298,7 +298,9 @@ class FollowUps:
         if len(made) != 1 or named is None:  # "for the rice": its own name
             return []
         if made[0].kind == "timer":
-            length = slots.duration(new)
+            bare = tokens(new) != ["one"] and all(  # a number, not "another one"
+                w.isdigit() or w in lexicon().words("number_words") for w in tokens(new))
+            length = slots.duration(new) or bare and slots.duration(_in_unit_of(made[0], new))
             return [LocalMatch("timer_more", "set_timer", length | named)] if length else []
         at = slots.time_of_day(new, self.clock)
         return [LocalMatch("alarm_more", "set_alarm", self._in_half_of(made[0], at) | named)
