@@ -97,6 +97,14 @@ def test_a_word_heard_as_another_that_sounds_the_same(tools):  # noqa: F811
     s.say("timer four 7 minutes for the eggs")
     assert "7 minute eggs timer" in s.timers()
     assert "4" in s.say("what's two plus two")  # a number stays a number
+    s.say("set timer to minutes for toast")  # and the other way: "to" for "two"
+    assert "2 minute toast timer" in s.timers()
+
+
+def test_an_alarm_on_a_holiday_morning(tools):  # noqa: F811
+    s = Session(tools)
+    assert "6:00 am on" in s.say("and wake me at six on christmas morning").lower()
+    assert "december 25" in s.timers().lower()
 
 
 

@@ -127,9 +127,11 @@ def time_of_day(text: str, clock: Clock | None = None) -> Args | None:
     once = read_repeat(t)  # "7 am every weekday": the alarm reads how often
     if once.unsupported:
         return {"time": t}  # "9 am every month": the tool says what it cannot repeat
+    today = (clock or SystemClock()).now()
+    rest = timers.on_date(once.rest, today)[1]  # "six on christmas morning": its date
     try:
         # "7 am tomorrow"
-        parse_clock_time(timers.said_day(once.rest, (clock or SystemClock()).now())[0])
+        parse_clock_time(timers.said_day(rest, today)[0])
     except ToolError:
         return None
     return {"time": t}
