@@ -246,3 +246,13 @@ def test_a_question_on_the_amounts_told_before_it(tools, said, answer):  # noqa:
 def test_asked_again_or_actually_is_still_the_question(tools, said, intent):  # noqa: F811
     found = LocalCommands(tools).match(said)
     assert found is not None and found.intent == intent
+
+
+@pytest.mark.parametrize("said, heard", [
+    ("could you tell me what 225 fahrenheit is in celsius", "107.2222 celsius"),
+    ("reckon you could tell me what 225 fahrenheit is in celsius", "107.2222 celsius"),
+    ("do you know how many ounces a pound is", "16 ounces"),
+    ("can you tell me what 15 percent of 80 is", "is 12"),
+])
+def test_a_question_asked_inside_another(tools, said, heard):  # noqa: F811
+    assert heard in Session(tools).say(said)

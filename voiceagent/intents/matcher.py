@@ -21,6 +21,7 @@ from voiceagent.agent.messages import Message, ToolCall
 from voiceagent.agent.tools import ToolRegistry
 from voiceagent.intents import slots
 from voiceagent.intents.clauses import beside_an_aside, punctuated, unpunctuated_cuts
+from voiceagent.intents.embedded import asked_directly
 from voiceagent.intents.follow_up import GIVE_WAY, FollowUps, made_before
 from voiceagent.intents.list_follow_ups import on_the_list, only_named
 from voiceagent.intents.match import LocalMatch
@@ -229,7 +230,8 @@ class LocalCommands:
         several = self.several(said)  # several: each one (agent/local.py), not the first alone
         if several:
             return several[0] if len(several) == 1 else None
-        return self._match_clauses(said) or respelled(said, self._command)
+        return (self._match_clauses(said) or respelled(said, self._command)
+                or asked_directly(said, self._command))
 
     def _match_clauses(self, said: str) -> LocalMatch | None:
         """One command among remarks: "Please cancel the tea timer, it's done.", "Oh, forget
