@@ -168,7 +168,8 @@ def ground(tool: Tool, args: dict[str, Any], utterance: str, *, earlier: str = "
             # "add cereal to the no put that down to the shopping list" made a list "no
             # put that down" (dropped, the named one goes in: policy.check)
             renamed.append(param)
-        elif new and not lexicon().has(kinds, utterance) and not lexicon().has(kinds, value):
+        elif new and not lexicon().has(kinds, utterance) and not lexicon().has(kinds,
+                                                                                str(value)):
             return Grounding(ask=dict(tool.asks).get(param, ""), error=(
                 f"Error: not run: there is no {value!r} yet, and the user did not ask for a "
                 f"new one. Ask them which one they mean, or answer in plain words."))
