@@ -256,3 +256,11 @@ def test_asked_again_or_actually_is_still_the_question(tools, said, intent):  # 
 ])
 def test_a_question_asked_inside_another(tools, said, heard):  # noqa: F811
     assert heard in Session(tools).say(said)
+
+
+def test_terse_and_repeated_as_people_say_them(tools):  # noqa: F811
+    s = Session(tools)
+    s.say("set a timer for 12 minutes for the ribs")
+    assert "12 minutes left" in s.say("how long on ribs")
+    said = s.say("how long on ribs")
+    assert s.say("say that again a bit louder i didn't hear") == said
