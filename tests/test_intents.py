@@ -809,6 +809,11 @@ def test_what_it_can_do_names_only_enabled_tools():
     ("set a timer for 5 minutes. set a timer for 10 minutes.", ["set_timer", "set_timer"]),
     ("what time is it, and what is 5 times 5", ["get_time", "calculate"]),
     ("What's the time? What's the weather?", ["get_time", None]),
+    # the later ones said without the words that start the first (a line cook, a carer)
+    ("set a timer for 12 minutes for the ribs and 4 minutes for the fries",
+     ["set_timer", "set_timer"]),
+    ("set alarms for 6 am, 2 pm and 10 pm", ["set_alarm"] * 3),
+    ("add eggs to the shopping list and the baking list", ["add_to_list"] * 2),
 ])
 def test_whole_commands_said_in_one_breath(commands, said, tools):
     """Two commands in one utterance: the model made them one call (a timer labelled "milk

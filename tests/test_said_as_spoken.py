@@ -264,3 +264,13 @@ def test_terse_and_repeated_as_people_say_them(tools):  # noqa: F811
     assert "12 minutes left" in s.say("how long on ribs")
     said = s.say("how long on ribs")
     assert s.say("say that again a bit louder i didn't hear") == said
+
+
+def test_a_new_timer_is_no_change_of_the_alarm_set_before(tools):  # noqa: F811
+    """"set a timer for 10 minutes and then another for 5" after a 9 pm alarm cancelled the
+    alarm: "a timer" was read as naming it."""
+    s = Session(tools)
+    s.say("set an alarm for 9 pm")
+    s.model.enqueue("For how long?")
+    s.say("set a timer for 10 minutes and then another for 5")
+    assert "9:00 pm" in s.timers().lower()

@@ -113,7 +113,7 @@ def without_unsaid_half(value: str, utterance: str) -> str:
 def _heard_as_words(words: list[str]) -> set[int]:
     """Numbers a transcript wrote as the words they sound like, before a unit of time ("set
     timer to minutes": 2)."""
-    sounds, units = lexicon().names("homophones"), set(lexicon().table("durations"))
+    sounds, units = lexicon().names("numbers_as_words"), set(lexicon().table("durations"))
     meant = (numbers_in(sounds.get(w, "")) for w in words)
     return {int(n) for n, after in zip(meant, [*words[1:], ""], strict=True)
             if n.isdigit() and after.rstrip("s") in units}

@@ -163,7 +163,10 @@ def ground(tool: Tool, args: dict[str, Any], utterance: str, *, earlier: str = "
         new = isinstance(value, str) and value.strip() and param in exists and not exists[
             param](value)
         spoken = named(tool, param, now) if new else ""
-        if spoken and not set(spoken.split("-")) <= set(tokens(str(value))):
+        called = [f" {' '.join(tokens(str(value)))} {w} " for w in lexicon().words(
+            "list_words")]  # "... and the baking list": named as one too
+        if (spoken and not set(spoken.split("-")) <= set(tokens(str(value)))
+                and not any(c in f" {' '.join(tokens(now))} " for c in called)):
             # the list the user named ("... to the shopping list"), not words around it:
             # "add cereal to the no put that down to the shopping list" made a list "no
             # put that down" (dropped, the named one goes in: policy.check)

@@ -11,7 +11,6 @@ import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import combinations
 from typing import Any
 
 from hassil import Intents, parse_sentence, recognize_all
@@ -23,10 +22,11 @@ from voiceagent.intents import slots
 from voiceagent.intents.clauses import beside_an_aside, punctuated, unpunctuated_cuts
 from voiceagent.intents.embedded import asked_directly
 from voiceagent.intents.follow_up import GIVE_WAY, FollowUps, made_before
-from voiceagent.intents.list_follow_ups import on_the_list, only_named
+from voiceagent.intents.list_follow_ups import only_named
 from voiceagent.intents.match import LocalMatch
 from voiceagent.intents.naming import with_name
 from voiceagent.intents.normalize import clean, opened
+from voiceagent.intents.several import JOIN, cut_into_commands
 from voiceagent.intents.sounds_alike import respelled
 from voiceagent.language import lexicon, tokens
 from voiceagent.language.data_file import load_data
@@ -38,11 +38,6 @@ from voiceagent.wallclock import SystemClock
 log = logging.getLogger(__name__)
 
 SENTENCE_FILES = ("builtin.yaml", "replies.yaml")
-_JOIN = re.compile(rf"\s*[,.;!?]\s+(?:(?:{lexicon().regex('joins')})\b\s*)?"
-                   rf"|\s+(?:{lexicon().regex('joins')})\s+", re.I)
-_MAX_JOINS = 4
-"""More places to cut than this: not tried as several commands (each run of words between
-two of them is matched once: 15 runs for 4)."""
 _POINTING = re.compile(rf"\b(?:{lexicon().regex('pronouns')})\b", re.I)
 
 
@@ -142,7 +137,7 @@ class LocalCommands:
     def _two_follow_ups(self, text: str, history: Sequence[Message]) -> list[LocalMatch]:
         """Two follow-ups on the last exchange said in one breath ("take the baking powder
         off then put bicarb on instead"), each whole."""
-        for join in _JOIN.finditer(text):
+        for join in JOIN.finditer(text):
             first = self._follow_ups.calls(text[:join.start()], history)
             rest = self._follow_ups.calls(text[join.end():], history) if first else []
             if first and rest:
@@ -270,41 +265,8 @@ class LocalCommands:
         said = clean(text)
         key = (said, self.clock.now().replace(second=0, microsecond=0))
         if self._several[0] != key:
-            self._several = (key, self._cut_into_commands(said))
+            self._several = (key, cut_into_commands(said, self._match_clean))
         return list(self._several[1])
-
-    def _cut_into_commands(self, said: str) -> list[LocalMatch]:
-        words = tokens(said)
-        ends = [start for start, end in lexicon().find("in_place", words) if end == len(words)]
-        if not said or lexicon().has("correction", words[:ends[0]] if ends else words):
-            return []  # "5 minutes, no wait, 10"; not "cancel it then set one ... instead"
-        joins = [m.span() for m in _JOIN.finditer(said)]
-        if not joins or len(joins) > _MAX_JOINS:
-            return []
-        known: dict[str, LocalMatch | None] = {"": None}
-
-        def command(part: str) -> LocalMatch | None:
-            if part not in known:
-                known[part] = self._match_clean(part)
-            return known[part]
-
-        for count in range(1, len(joins) + 1):
-            for cuts in combinations(joins, count):
-                bounds = [0, *(x for cut in cuts for x in cut), len(said)]
-                found: list[LocalMatch | None] = []
-                for a, b in zip(bounds[::2], bounds[1::2], strict=True):
-                    part = clean(said[a:b])  # "... then read me what's on it": the list
-                    found.append(command(part) or (  # the part before spoke of
-                        command(on_the_list(part, found[-1])) if found else None))
-                if (all(m is not None and (m.tool is not None or m.intent.startswith(
-                        "unsupported_")) for m in found)
-                        and any(m is not None and m.tool is not None for m in found)):
-                    distinct: dict[object, LocalMatch] = {}
-                    for m in found:
-                        if m is not None:
-                            distinct.setdefault((m.tool, repr(m.args)) if m.tool else m.intent, m)
-                    return list(distinct.values())
-        return []
 
     def _writes(self, commands: dict[str, LocalMatch]) -> bool:
         """Any of `commands` changes something ("Don't cancel it, just tell me how long is

@@ -67,6 +67,8 @@ def said_of(thing: Ref, old: str, zone: tzinfo | None = None) -> bool:
     that quarter to seven" after a 7:30 alarm changes it to 6:45; it does not say "quarter" is
     the alarm to change (read so, it was set for seven)."""
     plain = lexicon().words("pointing") | lexicon().words("articles")
+    if lexicon().has("indefinite", tokens(old)[:2]):
+        return False  # "set a timer for 10 minutes" after an alarm: a new one, not it
     if set(tokens(old)) <= plain | set(tokens(thing.label)):  # "my alarm", "the pasta one"
         return True
     if thing.kind == "timer":  # "10 minutes", or "10" alone in its unit

@@ -1,0 +1,82 @@
+"""Several whole commands said in one breath, cut where a join word or a comma is: "set a
+timer for ten minutes and add milk to my shopping list". A part said without the words
+that start the one before it borrows them ("set a timer for 12 minutes for the ribs and 4
+minutes for the fries", "set alarms for 6 am, 2 pm and 10 pm"): the fewest words of the
+part before that make it a command of the same tool."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from itertools import combinations
+
+from voiceagent.intents.list_follow_ups import on_the_list
+from voiceagent.intents.match import LocalMatch
+from voiceagent.intents.normalize import clean
+from voiceagent.language import lexicon, tokens
+
+JOIN = re.compile(rf"\s*[,.;!?]\s+(?:(?:{lexicon().regex('joins')})\b\s*)?"
+                  rf"|\s+(?:{lexicon().regex('joins')})\s+", re.I)
+MAX_JOINS = 4
+"""More places to cut than this: not tried as several commands (each run of words between
+two of them is matched once: 15 runs for 4)."""
+MAX_BORROWED = 5
+"""The most words a part borrows from the start of the one before it."""
+
+Command = Callable[[str], LocalMatch | None]
+
+
+def cut_into_commands(said: str, match: Command) -> list[LocalMatch]:
+    """The fewest parts of `said` that are each a command (`match`) with a tool, or a request
+    nothing here serves, each one once; [] when it cannot be."""
+    words = tokens(said)
+    ends = [start for start, end in lexicon().find("in_place", words) if end == len(words)]
+    if not said or lexicon().has("correction", words[:ends[0]] if ends else words):
+        return []  # "5 minutes, no wait, 10"; not "cancel it then set one ... instead"
+    joins = [m.span() for m in JOIN.finditer(said)]
+    if not joins or len(joins) > MAX_JOINS:
+        return []
+    known: dict[str, LocalMatch | None] = {"": None}
+
+    def command(part: str) -> LocalMatch | None:
+        if part not in known:
+            known[part] = match(part)
+        return known[part]
+
+    for count in range(1, len(joins) + 1):
+        for cuts in combinations(joins, count):
+            bounds = [0, *(x for cut in cuts for x in cut), len(said)]
+            found: list[LocalMatch | None] = []
+            parts: list[str] = []
+            for a, b in zip(bounds[::2], bounds[1::2], strict=True):
+                part = clean(said[a:b])  # "... then read me what's on it": the list
+                one = command(part) or (  # the part before spoke of
+                    command(on_the_list(part, found[-1])) if found else None)
+                if one is None and found:  # "... and 4 minutes for the fries"
+                    part = _with_head(part, parts[-1], found[-1], command)
+                    one = command(part)
+                found.append(one)
+                parts.append(part)
+            if (all(m is not None and (m.tool is not None or m.intent.startswith(
+                    "unsupported_")) for m in found)
+                    and any(m is not None and m.tool is not None for m in found)):
+                distinct: dict[object, LocalMatch] = {}
+                for m in found:
+                    if m is not None:
+                        distinct.setdefault((m.tool, repr(m.args)) if m.tool else m.intent, m)
+                return list(distinct.values())
+    return []
+
+
+def _with_head(part: str, before: str, previous: LocalMatch | None, command: Command) -> str:
+    """`part` with the fewest first words of `before` that make it a command of the tool
+    `previous` (the command `before` gave) has; `part` itself when none do."""
+    if previous is None or previous.tool is None:
+        return part
+    head = before.split()
+    for count in range(1, min(len(head) - 1, MAX_BORROWED) + 1):
+        whole = " ".join([*head[:count], part])
+        found = command(whole)
+        if found is not None and found.tool == previous.tool:
+            return whole
+    return part
