@@ -72,6 +72,9 @@ def test_matchers_forgive_wording_but_not_values() -> None:
     assert not matches("duration", 30, "1 minute")
     assert matches("time", "7:30", "seven thirty am")
     assert not matches("time", "8:15", "8:00")
+    assert matches("time", "8:00", "eight every morning")  # how often is the alarm's
+    assert matches("time", "6:00", "six on christmas morning")  # and which day
+    assert not matches("time", "6:00", "seven on christmas morning")
     assert matches("list_name", "shopping", "my Grocery List")
     assert matches("list_name", "to-do", "todo")
     assert not matches("list_name", "shopping", "baking")

@@ -8,7 +8,8 @@ from typing import Any
 
 from voiceagent.bench.phrases import digits
 from voiceagent.errors import ToolError
-from voiceagent.tools.timers import said_day
+from voiceagent.language.repeats import read_repeat
+from voiceagent.tools.timers import on_date, said_day
 from voiceagent.tools.words import numbers_in, parse_clock_time, parse_duration
 from voiceagent.wallclock import SystemClock
 
@@ -29,8 +30,10 @@ def matches(key: str, want: Any, got: Any) -> bool:
     try:
         if key == "duration":
             return abs(parse_duration(str(got)) - float(want)) < 0.5
-        if key == "time":  # the clock time; a day said with it is the alarm's business
-            h, m, _ = parse_clock_time(said_day(str(got), SystemClock().now())[0])
+        if key == "time":  # the clock time; a day or how often, said with it, is the
+            now = SystemClock().now()  # alarm's business ("eight every morning")
+            rest = on_date(read_repeat(str(got)).rest, now)[1]
+            h, m, _ = parse_clock_time(said_day(rest, now)[0])
             wh, wm, _ = parse_clock_time(str(want))
             return (h % 12, m) == (wh % 12, wm)
     except ToolError:
