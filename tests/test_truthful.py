@@ -1124,3 +1124,30 @@ def test_a_timer_said_to_be_set_is_live_state_a_tool_must_back(sentence):
 ])
 def test_claims_as_the_1_5b_words_them(request_text, sentence, reason):
     assert unbacked(sentence, Facts(request=request_text)) == reason
+
+
+@pytest.mark.parametrize("request_text, answer, handed_back", [
+    # a line cook and a Christmas planner, the 1.5B with no call
+    ("add demi and chicken stock to prep",
+     "You can add demi and chicken stock to your prep list.", True),
+    ("and wrapping paper and sellotape on the shopping list",
+     "You can also add wrapping paper and sellotape to the shopping list.", True),
+    ("start a gift list with a scarf for gran and a lego set for tom",
+     "To start a gift list, you can add a scarf for Gran and a Lego set for Tom.", True),
+    # asked how: telling how is the answer
+    ("how do i add things to a list",
+     "You can add things to a list by saying add milk to my shopping list.", False),
+])
+def test_an_answer_that_tells_the_user_to_do_it_is_asked_again_with_the_tool(
+        request_text, answer, handed_back):
+    reason = unbacked(answer, Facts(request=request_text,
+                                    asked=tuple(topics_of().about(request_text))))
+    assert (reason == "tells the user to do what they asked") is handed_back
+
+
+def test_handed_back_the_turn_does_it(tools):
+    model = ScriptedChatModel().enqueue("You can add demi and chicken stock to your prep list.")
+    model.enqueue(calls(("add_to_list", {"list_name": "prep", "items": "demi, chicken stock"})))
+    result, spoken = run(model, tools, "add demi and chicken stock to the prep list")
+    assert spoken == "Added demi and chicken stock to your new prep list."
+    assert model.requests[1].tool_choice == LISTS

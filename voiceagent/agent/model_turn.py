@@ -22,6 +22,7 @@ from voiceagent.agent.messages import Message, Price, Reply, ToolChoice, Usage
 from voiceagent.agent.spoken import (
     DECLINES_GENERAL,
     DECLINES_SERVED,
+    HANDS_BACK,
     REFUSES_OTHER,
     REPEATS_EARLIER,
     with_note,
@@ -365,7 +366,7 @@ def _claim_topic(reason: str) -> str:
         return reason.removeprefix("unbacked ")
     if reason in _CLOCK_REASONS:
         return "clock"
-    return "done" if reason == "claims what no tool did" else ""
+    return "done" if reason in ("claims what no tool did", HANDS_BACK) else ""
 
 
 class _Halt(threading.Event):

@@ -148,6 +148,9 @@ def unbacked(sentence: str, facts: Facts) -> str:
         return "claims what no tool did"  # "Sure, set a timer for eight minutes.", no call
     if not facts.wrote and topics_of().acknowledges(sentence, bare=facts.named):
         return "claims what no tool did"  # "pause timer" -> "Sure.", with no call
+    if not facts.wrote and any(t.served for t in facts.asked) and _hands_back(
+            sentence, facts.request):
+        return HANDS_BACK  # "You can add demi and chicken stock to your prep list."
     if facts.unserved is not None and sentence.rstrip().endswith("?") and not facts.answering:
         return f"unbacked {facts.unserved.name}"  # "Where to?" when asked for a taxi
     if facts.unserved is not None and topics_of().grants(sentence, facts.request):
@@ -196,6 +199,22 @@ def _takes_on(sentence: str, request: str) -> bool:
     return echoed > GRANT_ECHO and len(said) <= len(tokens(request)) + ECHOED_ORDER
 
 
+def _hands_back(sentence: str, request: str) -> bool:
+    """`sentence` tells the user to do what they asked the assistant to do: "You can add
+    demi and chicken stock to your prep list.", "To start a gift list, you can add a
+    scarf..." to a request (not a question of how), a verb of doing right after a word that
+    hands it back (lexicon `handing_back`), in two or more of the request's own words."""
+    said = tokens(sentence)
+    if sentence.rstrip().endswith("?") or asks_only(tokens(request)):
+        return False
+    verbs = [at for at in find_terms(topics_of().verbs, said) if at < HANDED_WITHIN]
+    handed = lexicon().find("handing_back", said[:HANDED_WITHIN])
+    if not any(end <= at <= end + 1 for _start, end in handed for at in verbs):
+        return False
+    plain = lexicon().words("function_words")
+    return len({w for w in tokens(request) if w not in plain} & set(said)) >= GRANT_ECHO
+
+
 def _reported_bare(sentence: str) -> bool:
     """A thing and what was done to it, and nothing else: "Bicarb added.", "Milk removed."
     (to "take the baking powder off then put bicarb on instead", no call)."""
@@ -224,6 +243,10 @@ ECHOED_ORDER = 3
 longer than the request, says it back as done."""
 BARE_REPORT = 4
 """A sentence this short that reports a thing done claims it ("Bicarb added.")."""
+HANDED_WITHIN = 10
+"""How far into a sentence the words that hand a request back are looked for ("To start
+a gift list, you can add ...")."""
+HANDS_BACK = "tells the user to do what they asked"
 REFUSES_OTHER = "refuses what was not asked"
 REPEATS_EARLIER = "repeats an earlier answer or the request"
 REPEATED_WORDS = 4
