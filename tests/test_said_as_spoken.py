@@ -274,3 +274,21 @@ def test_a_new_timer_is_no_change_of_the_alarm_set_before(tools):  # noqa: F811
     s.model.enqueue("For how long?")
     s.say("set a timer for 10 minutes and then another for 5")
     assert "9:00 pm" in s.timers().lower()
+
+
+@pytest.mark.parametrize("said, heard", [
+    # why, said after the command: a remark, not part of it
+    ("and wake me at six on christmas morning so the turkey can go in", "6:00 AM"),
+    ("set a timer for 20 minutes so the cake doesn't burn", "20 minutes"),
+    ("could you set an alarm for sunday at one so i remember to hoover", "on Sunday"),
+    ("how long has this thing been switched on for", "Up for"),
+])
+def test_a_command_and_why(tools, said, heard):  # noqa: F811
+    assert heard.lower() in Session(tools).say(said).lower()
+
+
+def test_what_follows_so_is_left_out_only_when_it_asks_nothing(tools):  # noqa: F811
+    s = Session(tools)
+    s.model.enqueue("Which first?")
+    s.say("set a timer for 5 minutes so what's the time")  # two requests: the model's
+    assert len(s.model.requests) == 1

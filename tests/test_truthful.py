@@ -1151,3 +1151,12 @@ def test_handed_back_the_turn_does_it(tools):
     result, spoken = run(model, tools, "add demi and chicken stock to the prep list")
     assert spoken == "Added demi and chicken stock to your new prep list."
     assert model.requests[1].tool_choice == LISTS
+
+
+@pytest.mark.parametrize("request_text, sentence", [
+    ("put radio on", "Radio turned on."),
+    ("move the sunscreen over to the shopping list",
+     "Sure, I'll move the sunscreen to the shopping list."),
+])
+def test_more_reports_of_what_no_tool_did(request_text, sentence):
+    assert unbacked(sentence, Facts(request=request_text)) == "claims what no tool did"

@@ -57,7 +57,8 @@ def is_aside(part: str, *, after: bool = False, beside: str = "") -> bool:
     may go on from it ("what's the time | complexity of quicksort")."""
     said = tokens(part)
     lex = lexicon()
-    return (len(said) >= SHORTEST and not is_request(part, said)
+    why = next((n for n in (2, 1) if lex.is_one("reasons", said[:n])), 0)  # "so i remember"
+    return (len(said) >= SHORTEST and not is_request(part, said[why:])
             and (not after or said[0] in lex.words("subjects"))
             and set(re.findall(r"\d+", numbers_in(part))) <= set(  # "ten was right | go
                 re.findall(r"\d+", numbers_in(beside)))  # back to ten": no number dropped
