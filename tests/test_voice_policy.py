@@ -43,6 +43,19 @@ def test_a_sentence_that_introduces_what_follows_is_said_only_with_it() -> None:
     assert heard == [] and voice.dropped == [("Here is what I found:", INTRODUCES_DROPPED)]
 
 
+def test_a_clause_saying_only_what_the_rest_is_for_is_said_only_with_it() -> None:
+    """SLURP's "please tell me how can i remove the item": the user heard "To remove an item
+    from a list," and then "Sorry, I couldn't do that.": the rest named a tool."""
+    facts = Facts(request="how can i remove the item",
+                  tool_names=frozenset({"remove_from_list"}))
+    heard, voice = spoken("To remove an item from a list, you need to call the function "
+                          "remove_from_list with the name of the list and the item.", facts)
+    assert heard == []
+    assert ("To remove an item from a list,", INTRODUCES_DROPPED) in voice.dropped
+    heard, _ = spoken("To make pancakes, mix flour, eggs and milk.")
+    assert heard == ["To make pancakes, mix flour, eggs and milk."]
+
+
 def test_every_sentence_held_back_is_traced_with_why(tools_free_agent) -> None:
     agent, recording = tools_free_agent
     agent.run_turn([], "what time is it")

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from voiceagent.agent.spoken import DECLINES_GENERAL, Facts, unspeakable
+from voiceagent.language import lexicon, tokens
 from voiceagent.speech.sentences import SentenceSplitter, ends_sentence
 
 REST_OF_DECLINING = "rest of an answer that opened by declining"
@@ -113,8 +114,10 @@ class Voice:
                 self._hold(held, INTRODUCES_DROPPED)
             self._hold(sentence, reason)
             return
-        if sentence.rstrip().endswith(":"):
-            self._held = f"{held} {sentence}".strip()  # said with what it introduces
+        if sentence.rstrip().endswith(":") or _only_purpose(sentence):
+            # said with what it introduces: "To remove an item from a list," was heard
+            # alone when the rest named a tool and was held back
+            self._held = f"{held} {sentence}".strip()
             return
         for each in (held, sentence):
             if each:
@@ -129,3 +132,11 @@ class Voice:
         self.said.append(sentence)
         if self._on_text is not None:
             self._on_text(sentence)
+
+
+def _only_purpose(clause: str) -> bool:
+    """`clause` is the first part of a sentence that says only what the rest is for ("To
+    remove an item from a list,"; lexicon `purpose_openers`)."""
+    said = tokens(clause)
+    return not ends_sentence(clause) and any(
+        lexicon().is_one("purpose_openers", said[:n]) for n in (1, 2, 3))
