@@ -292,3 +292,13 @@ def test_what_follows_so_is_left_out_only_when_it_asks_nothing(tools):  # noqa: 
     s.model.enqueue("Which first?")
     s.say("set a timer for 5 minutes so what's the time")  # two requests: the model's
     assert len(s.model.requests) == 1
+
+
+def test_a_line_cook_86s_what_is_gone(tools):  # noqa: F811
+    s = Session(tools)
+    s.say("add shallots, chives and aioli to the prep list")
+    s.say("set a timer for 7 minutes for the risotto")
+    s.say("86 the risotto timer")
+    s.say("86 chives off the prep list we're out")
+    assert s.timers().endswith("no timers or alarms set.")
+    assert "chives" not in s.read("prep")
