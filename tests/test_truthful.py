@@ -1161,3 +1161,20 @@ def test_handed_back_the_turn_does_it(tools):
 ])
 def test_more_reports_of_what_no_tool_did(request_text, sentence):
     assert unbacked(sentence, Facts(request=request_text)) == "claims what no tool did"
+
+
+def test_alarms_said_set_are_a_claim_as_an_alarm_is():
+    """A carer's "set alarms for all three": the 1.5B said so with no call."""
+    sentence = "Alarms set for 6 AM, 2 PM, and 10 PM today, repeating every day."
+    assert unbacked(sentence, Facts(request="can you set alarms for all three")) == (
+        "unbacked timers")
+
+
+@pytest.mark.parametrize("answer, backed", [
+    ("Your shopping list has eggs.", True),  # the read said so
+    ("The shopping list now contains coffee.", False),  # coffee was never added
+])
+def test_a_list_said_from_an_earlier_result_says_only_what_it_said(answer, backed):
+    facts = Facts(request="and what's on it", ran_before={"read_list"},
+                  results_before=["Your shopping list has 1 item: eggs."])
+    assert (unbacked(answer, facts) == "") is backed

@@ -187,6 +187,8 @@ class Agent:
         facts = Facts(known=[m.text for m in history] + [user_text],
                       ran_before={m.name for m in history
                                   if m.role == "tool" and m.name and not m.is_error},
+                      results_before=[m.text for m in history
+                                      if m.role == "tool" and not m.is_error],
                       # with local commands, any request for what nothing here does
                       private=(known.cannot(user_text) if self.local is not None
                                else known.unknowable(user_text)),

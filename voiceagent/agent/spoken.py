@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from voiceagent.language import lexicon, tell_model, tokens
 from voiceagent.language.asking import asks_only, is_remark, skip_fillers
 from voiceagent.language.people import keeper, states_of
+from voiceagent.language.plural import singular
 from voiceagent.language.topics import DONE, GRANT_ECHO, Topic, find_terms, topics_of
 
 
@@ -68,6 +69,8 @@ class Facts:
     """Tools whose calls succeeded in this turn."""
     ran_before: set[str] = field(default_factory=set)
     """Tools with results earlier in the conversation."""
+    results_before: list[str] = field(default_factory=list)
+    """What those results said."""
     wrote: bool = False
     """A call that changes something succeeded in this turn."""
     private: Topic | None = None
@@ -142,7 +145,8 @@ def unbacked(sentence: str, facts: Facts) -> str:
             if not _stated(topic, sentence, facts.request):
                 return f"unbacked {topic.name}"
         elif not (set(topic.tools) & facts.ran
-                  or (topic.conversation and set(topic.tools) & facts.ran_before)):
+                  or (topic.conversation and set(topic.tools) & facts.ran_before
+                      and _told_before(sentence, topic, facts.results_before))):
             return f"unbacked {topic.name}"
     if not facts.wrote and (_takes_on(sentence, facts.request) or _reported_bare(sentence)):
         return "claims what no tool did"  # "Sure, set a timer for eight minutes.", no call
@@ -171,14 +175,16 @@ def unbacked(sentence: str, facts: Facts) -> str:
 
 
 def _claimed(sentence: str) -> list[Topic]:
-    """The topics whose claims `sentence` makes, as said or without the adverbs inside a
-    claim ("The shopping list now contains coffee.": "list contains"; "It is now 5 pm"
-    keeps its "is now")."""
+    """The topics whose claims `sentence` makes, as said, without the adverbs inside a claim
+    ("The shopping list now contains coffee.": "list contains"; "It is now 5 pm" keeps its
+    "is now"), or of one thing ("Alarms set for 6 AM, 2 PM and 10 PM.")."""
     adverbs = lexicon().words("claim_adverbs")
     bare = " ".join(w for w in sentence.split() if w.strip(",.!").lower() not in adverbs)
-    found = topics_of().claimed(sentence)
-    return found + [t for t in topics_of().claimed(bare) if t.name not in {
-        f.name for f in found}]
+    one = " ".join(singular(w) for w in tokens(bare))  # "Alarms set for 6 AM, 2 PM ..."
+    found: dict[str, Topic] = {}
+    for said in (sentence, bare, one):
+        found |= {t.name: t for t in topics_of().claimed(said) if t.name not in found}
+    return list(found.values())
 
 
 def _takes_on(sentence: str, request: str) -> bool:
@@ -197,6 +203,17 @@ def _takes_on(sentence: str, request: str) -> bool:
         return echoed >= GRANT_ECHO
     # no "Sure,": the order said back ("Set a timer for 7 minutes."), about as long as it
     return echoed > GRANT_ECHO and len(said) <= len(tokens(request)) + ECHOED_ORDER
+
+
+def _told_before(sentence: str, topic: Topic, results: list[str]) -> bool:
+    """What `sentence` names besides `topic`'s own words was said by an earlier result: "Your
+    shopping list has milk." after a read that said so, not "The shopping list now contains
+    coffee." after one that said it was empty (coffee was never added)."""
+    lex = lexicon()
+    plain = (lex.words("function_words") | lex.words("openers") | lex.words("claim_adverbs")
+             | {w for t in (*topic.terms, *topic.claims, *topic.things) for w in t})
+    named = {singular(w) for w in tokens(sentence) if w not in plain and not w.isdigit()}
+    return named <= {singular(w) for result in results for w in tokens(result)}
 
 
 def _hands_back(sentence: str, request: str) -> bool:
