@@ -302,3 +302,15 @@ def test_a_line_cook_86s_what_is_gone(tools):  # noqa: F811
     s.say("86 chives off the prep list we're out")
     assert s.timers().endswith("no timers or alarms set.")
     assert "chives" not in s.read("prep")
+
+
+@pytest.mark.parametrize("turns, check", [
+    (["can set timer ten minutes or not"], "10 minute timer"),
+    (["set an alarm for six thirty to wake up", "actually make it six fifteen lah"],
+     "6:15"),
+])
+def test_singapore_english(tools, turns, check):  # noqa: F811
+    s = Session(tools)
+    for said in turns:
+        s.say(said)
+    assert check in s.timers() and len(s.timers().split(" set for ")) <= 2
