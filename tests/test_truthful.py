@@ -1172,6 +1172,7 @@ def test_alarms_said_set_are_a_claim_as_an_alarm_is():
 
 @pytest.mark.parametrize("answer, backed", [
     ("Your shopping list has eggs.", True),  # the read said so
+    ("You just added eggs to your shopping list.", True),  # in other words
     ("The shopping list now contains coffee.", False),  # coffee was never added
 ])
 def test_a_list_said_from_an_earlier_result_says_only_what_it_said(answer, backed):

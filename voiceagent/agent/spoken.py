@@ -210,8 +210,10 @@ def _told_before(sentence: str, topic: Topic, results: list[str]) -> bool:
     shopping list has milk." after a read that said so, not "The shopping list now contains
     coffee." after one that said it was empty (coffee was never added)."""
     lex = lexicon()
+    known = topics_of()
     plain = (lex.words("function_words") | lex.words("openers") | lex.words("claim_adverbs")
-             | {w for t in (*topic.terms, *topic.claims, *topic.things) for w in t})
+             | {w for t in (*topic.terms, *topic.claims, *topic.things, *known.verbs,
+                            *known.reports) for w in t})
     named = {singular(w) for w in tokens(sentence) if w not in plain and not w.isdigit()}
     return named <= {singular(w) for result in results for w in tokens(result)}
 
