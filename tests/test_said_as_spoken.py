@@ -12,6 +12,7 @@ from voiceagent.agent.messages import ToolCall
 from voiceagent.intents import LocalCommands
 from voiceagent.intents.clauses import is_aside, unpunctuated_cuts
 from voiceagent.language.restarts import unbroken
+from voiceagent.testing import calls
 
 
 @pytest.mark.parametrize("said, meant", [
@@ -314,3 +315,14 @@ def test_singapore_english(tools, turns, check):  # noqa: F811
     for said in turns:
         s.say(said)
     assert check in s.timers() and len(s.timers().split(" set for ")) <= 2
+
+
+def test_that_number_is_the_one_just_answered(tools):  # noqa: F811
+    """"save that number as a note": the 1.5B wrote the sum's 170 into the note, refused as a
+    number the user never said."""
+    s = Session(tools)
+    s.say("what's 510 divided by 3")
+    s.model.enqueue(calls(("add_note", {"text": "170 is everyone's share of the power bill"})))
+    s.model.enqueue("Saved.")
+    s.say("save that number as a note it's everyone's share of the power bill")
+    assert "170" in tools.run(ToolCall("r", "read_notes", {})).say
