@@ -23,6 +23,8 @@ calculate, convert_units = make_tools()
     ("80 minus 20%", "80 minus 20 percent is 64."),
     ("20 percent off 60 dollars", "20 percent off 60 dollars is 48."),
     ("15 percent plus 5 percent", "15 percent plus 5 percent is 0.2."),
+    # amounts in one unit of size are a sum of numbers (a handyman's shelf board)
+    ("2.4 metres divided by 5", "2.4 metres divided by 5 is 0.48."),
     ("12*7=", "12 times 7 is 84."), ("1,000 plus 2,500", "1,000 plus 2,500 is 3500."),
     ("two point five times four", "Two point five times four is 10."),
     ("10 minus 3 squared", "10 minus 3 squared is 1."),
@@ -89,3 +91,8 @@ def test_unit_errors_are_instructive():
 ])
 def test_conversions_sent_to_the_calculator_still_convert(expression, answer):
     assert calculate(expression=expression) == answer
+
+
+def test_amounts_in_two_units_of_size_are_no_sum_of_their_numbers():
+    with pytest.raises(ToolError):
+        calculate(expression="2 litres plus 500 millilitres")

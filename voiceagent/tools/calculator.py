@@ -18,7 +18,7 @@ from voiceagent.agent.tools import Tool, tool
 from voiceagent.errors import ToolError
 from voiceagent.language import lexicon
 from voiceagent.language.numbers import NUMBER, numbers_in
-from voiceagent.language.plural import plural
+from voiceagent.language.plural import plural, singular
 from voiceagent.tools.units import as_conversion, convert, find_unit, said
 
 __all__ = ["as_conversion", "convert", "evaluate", "find_unit", "make_tools", "spoken_number",
@@ -46,16 +46,24 @@ _WRITTEN = re.compile(r"%(?!\s*[\d(])|[×÷−^]|(?<=\d)\s*x\s*(?=\d)")
 percent of 50"); a % before a number is Python's own (mod)."""
 
 
-def _counted_units() -> str:
+def _counted_units(*kinds: str) -> str:
     """Units a sum counts in ("3 hours * 60 minutes"): the names of units of time and money
-    ("84 dollars"), as said one or several. A noun that counts ("dozen") is a number."""
-    names = [*_LEX.table("durations"), *_LEX.table("unit_sizes").get("time", {}),
-             *_LEX.phrases("money")]
+    ("84 dollars"), or of `kinds` of size, as said one or several, in either spelling
+    ("metre"). A noun that counts ("dozen") is a number."""
+    sizes = _LEX.table("unit_sizes")
+    names = ([n for kind in kinds for n in sizes.get(kind, {})] if kinds else
+             [*_LEX.table("durations"), *sizes.get("time", {}), *_LEX.phrases("money")])
+    respelt = {said: as_written for as_written, said in _LEX.names("unit_respellings").items()}
+    names += [n.replace(said, as_written) for n in names for said, as_written in respelt.items()
+              if said in n]
     return "|".join(sorted({form for n in names for form in (n, plural(n))}, key=len,
                            reverse=True))
 
 
 _UNIT_AFTER_NUMBER = re.compile(rf"(\d)\s*(?:{_counted_units()})\b")
+_SIZE_AFTER_NUMBER = re.compile(rf"(\d)\s*({_counted_units('length', 'mass', 'volume')})\b")
+"""A size a sum counts in, when all its amounts are in one unit ("2.4 metres divided by 5");
+"2 litres plus 500 millilitres" is no sum of numbers."""
 _NUM = r"\d+(?:\.\d+)?"
 _PERCENT_ON = re.compile(rf"(?:^|(?<=[(+-]))\s*({_NUM})\s*([+-])\s*({_NUM})\s*/\s*100"
                          rf"(?!\s*[*/\d(])")
@@ -74,6 +82,8 @@ def to_expression(text: str) -> str:
     t = re.sub(rf"\b({'|'.join(_FUNCS)})\s+({NUMBER})", r"\1(\2)", t)
     t = _FILLERS.sub(" ", t)
     t = _UNIT_AFTER_NUMBER.sub(r"\1", t)  # "3 hours * 60 minutes": the numbers are the sum
+    if len({singular(m[2]) for m in _SIZE_AFTER_NUMBER.finditer(t)}) == 1:
+        t = _SIZE_AFTER_NUMBER.sub(r"\1", t)
     t = _PERCENT_ON.sub(r" \1 \2 \1 * \3 / 100", t)
     t = _PERCENT_OFF.sub(r"\2 - \2 * \1 / 100", t)
     return " ".join(t.split())
