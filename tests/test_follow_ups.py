@@ -627,8 +627,8 @@ def test_one_of_the_timers_just_read_cancelled_by_its_name(tools):
     assert s.say("cancel the pasta one").lower().endswith("cancelled the 10 minute pasta timer.")
     assert "rice" in s.timers() and "pasta" not in s.timers()
     s.say("what timers do i have")
-    s.model.enqueue("Which timer?")
-    assert s.say("cancel the egg one") == "Which timer?"  # no timer of that name: the model's
+    said = s.say("cancel the egg one")  # no timer of that name: asked which, none cancelled
+    assert "which one" in said.lower() and "rice" in s.timers()
 
 
 def test_items_taken_off_with_the_particle_first(tools):

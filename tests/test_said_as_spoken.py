@@ -327,3 +327,11 @@ def test_that_number_is_the_one_just_answered(tools):  # noqa: F811
     s.model.enqueue("Saved.")
     s.say("save that number as a note it's everyone's share of the power bill")
     assert "170" in tools.run(ToolCall("r", "read_notes", {})).say
+
+
+def test_a_timer_set_turns_before_is_cancelled_by_what_it_is_for(tools):  # noqa: F811
+    s = Session(tools)
+    s.say("set a timer for 10 minutes for the eggs")
+    s.say("set a timer for 3 minutes for the toast")
+    s.say("nah kill the eggs one")
+    assert "toast" in s.timers() and "eggs" not in s.timers()
