@@ -96,3 +96,10 @@ def test_conversions_sent_to_the_calculator_still_convert(expression, answer):
 def test_amounts_in_two_units_of_size_are_no_sum_of_their_numbers():
     with pytest.raises(ToolError):
         calculate(expression="2 litres plus 500 millilitres")
+
+
+def test_trades_and_trails_say_units_their_own_way():
+    assert str(convert_units(value=2, from_unit="inches", to_unit="mil")) == (
+        "2 inches is 50.8 mil.")
+    assert str(convert_units(value=14, from_unit="miles", to_unit="kays")).startswith(
+        "14 miles is 22.5308")
