@@ -162,15 +162,8 @@ def ground(tool: Tool, args: dict[str, Any], utterance: str, *, earlier: str = "
         value = args.get(param)
         new = isinstance(value, str) and value.strip() and param in exists and not exists[
             param](value)
-        spoken = named(tool, param, now) if new else ""
-        called = [f" {' '.join(tokens(str(value)))} {w} " for w in lexicon().words(
-            "list_words")]  # "... and the baking list": named as one too
-        if (spoken and not set(spoken.split("-")) <= set(tokens(str(value)))
-                and not any(c in f" {' '.join(tokens(now))} " for c in called)):
-            # the list the user named ("... to the shopping list"), not words around it:
-            # "add cereal to the no put that down to the shopping list" made a list "no
-            # put that down" (dropped, the named one goes in: policy.check)
-            renamed.append(param)
+        if new and _another_named(tool, param, str(value), now):
+            renamed.append(param)  # dropped: the one named goes in (policy.check)
         elif new and not lexicon().has(kinds, utterance) and not lexicon().has(kinds,
                                                                                 str(value)):
             return Grounding(ask=dict(tool.asks).get(param, ""), error=(
@@ -237,6 +230,17 @@ def ground(tool: Tool, args: dict[str, Any], utterance: str, *, earlier: str = "
             + (f" If the user did not ask for {tool.name} at all, answer them in plain "
                "words, without a tool." if invented else "")))
     return Grounding(drop=tuple(drop), trim=tuple(trim), confirm=confirm)
+
+
+def _another_named(tool: Tool, param: str, value: str, utterance: str) -> bool:
+    """The user named another list than the new one `value` would make ("add cereal to the
+    no put that down to the shopping list" made a list "no put that down"), and did not
+    name `value` as one too ("... and the baking list")."""
+    spoken = named(tool, param, utterance)
+    said = f" {' '.join(tokens(utterance))} "
+    as_one = any(f" {' '.join(tokens(value))} {w} " in said
+                 for w in lexicon().words("list_words"))
+    return bool(spoken) and not set(spoken.split("-")) <= set(tokens(value)) and not as_one
 
 
 def _without(value: str, unsaid: list[str]) -> str:
