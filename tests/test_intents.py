@@ -66,6 +66,9 @@ TIME = [
     ("what day of the week does the twenty second fall on this month", "date",
      {"place": "the twenty second"}),
     ("what day is the 22nd", "date", {"place": "the 22nd"}),
+    # a time worked out from another or from now
+    ("what time will it be in 3 hours", "time", {"place": "in 3 hours"}),
+    ("what time is 8 hours after 6 am", "time", {"place": "8 hours after 6 am"}),
     ("How many weeks until the twenty first of June?", "date",
      {"place": "the twenty first of June"}),
     ("Is it the weekend?", "date", {}),

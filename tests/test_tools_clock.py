@@ -285,3 +285,25 @@ def test_a_time_in_one_place_is_converted_to_another(args, answer):
     _, convert_time = make_tools(FakeClock("2026-12-06 15:13", "Europe/Berlin"))
     assert convert_time(**args) == answer
     assert convert_time.name == "convert_time"
+
+
+@pytest.mark.parametrize("place, said", [
+    ("in 3 hours", "In 3 hours it will be 11:00 AM."),
+    ("3 hours from now", "In 3 hours it will be 11:00 AM."),
+    ("in 18 hours", "In 18 hours it will be 2:00 AM tomorrow."),
+    ("8 hours after 6 am", "8 hours after 6:00 AM is 2:00 PM."),
+    ("6 am plus 8 hours", "8 hours after 6:00 AM is 2:00 PM."),
+    ("an hour and a half after 10:30 pm",
+     "1 hour 30 minutes after 10:30 PM is 12:00 AM the next day."),
+])
+def test_a_time_a_length_of_time_from_another(place, said):
+    """A carer: "had her paracetamol at six, every eight hours, when is the next": the 1.5B
+    worked it out itself and said "in four hours"."""
+    assert get_time("UTC", at="2026-12-01 08:00")(place=place) == said
+
+
+def test_a_number_alone_is_no_length_of_time():
+    from voiceagent.tools.clock_sums import time_later
+
+    assert time_later("5 plus 3", datetime(2026, 12, 1, 8, 0)) == ""
+    assert time_later("in 3 days", datetime(2026, 12, 1, 8, 0)) == ""  # the calendar's

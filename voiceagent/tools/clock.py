@@ -16,6 +16,7 @@ from voiceagent.language.holidays import MONTHS
 from voiceagent.language.numbers import ordinal, ordinals
 from voiceagent.language.spoken_time import next_time
 from voiceagent.ports import Clock
+from voiceagent.tools.clock_sums import time_later
 from voiceagent.tools.days import (
     WEEKDAYS,
     calendar_day,
@@ -40,7 +41,7 @@ from voiceagent.tools.words import capitalised
 
 __all__ = [  # the clock's public names before days.py and places.py were split from it
     "WEEKDAYS", "ZONE_HINT", "Places", "asks_for_the_time", "build_places", "calendar_day",
-    "day_of_month",
+    "day_of_month", "time_later",
     "days_ahead", "days_until_said", "find_zone", "is_here", "make_tools", "next_occurrence",
     "saved_places", "spoken_date", "spoken_time", "time_until"]
 
@@ -164,6 +165,9 @@ def make_tools(clock: Clock) -> list[Tool]:
         month_day = _only_when(place)
         if month_day is not None:  # "this month", "next year", "twelfth": no place at all
             return _on_day(month_day, clock.now())
+        later = time_later(place, today)
+        if later:  # "in 3 hours", "8 hours after 6 am": a time worked out, not a place
+            return later
         until = time_until(place, today)
         if until:  # "how many minutes until 5 pm": a time of day, not a place
             return until

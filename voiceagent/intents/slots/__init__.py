@@ -39,6 +39,7 @@ from voiceagent.intents.slots.times import (
     duration_label,
     label,
     label_duration,
+    later_time,
     place,
     relative_day,
     time_in_place,
@@ -80,6 +81,7 @@ def readers(now: Clock) -> dict[str, Reader]:
         "item": lambda text: None if mentions_own_tools(text) or kept_elsewhere(text, anywhere=True)
         else _as("item", items(text)),
         "until_time": lambda text: until_time(text, now),
+        "later_time": lambda text: later_time(text, now),
         "list_name": list_name,
         # an item no longer wanted: not a timer, list or note of ours ("I don't need the timer
         # anymore, cancel it" is no item)

@@ -167,6 +167,13 @@ def relative_day(text: str, now: Clock | None = None) -> Args | None:
 
 
 
+def later_time(text: str, now: Clock | None = None) -> Args | None:
+    """"in 3 hours", "8 hours after 6 am": the clock's place, which works out that time of
+    day (tools/clock_sums.py)."""
+    said = strip_edges(text)
+    return {"place": said} if clock.time_later(said, (now or SystemClock()).now()) else None
+
+
 def until_time(text: str, now: Clock | None = None) -> Args | None:
     """"5 pm", "midnight", "half past six" in "how many minutes until ...": the clock's place,
     which answers how long it is until then (tools/clock.py)."""
