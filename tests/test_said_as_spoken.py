@@ -335,3 +335,16 @@ def test_a_timer_set_turns_before_is_cancelled_by_what_it_is_for(tools):  # noqa
     s.say("set a timer for 3 minutes for the toast")
     s.say("nah kill the eggs one")
     assert "toast" in s.timers() and "eggs" not in s.timers()
+
+
+@pytest.mark.parametrize("turns, heard", [
+    (["set a timer for nine minutes for the eggs",
+      "did you actually set that or are you just saying you did"], "9 minute eggs timer"),
+    (["add coffee to the shopping list", "did you really add it"], "coffee"),
+])
+def test_asked_whether_it_was_really_done_it_is_read_back(tools, turns, heard):  # noqa: F811
+    """A truth checker: the 1.5B answered from the conversation ("I did set the timer.")."""
+    s = Session(tools)
+    for said in turns[:-1]:
+        s.say(said)
+    assert heard in s.say(turns[-1])

@@ -240,9 +240,10 @@ class FollowUps:
 
     def _read(self, _pointer: Pointer, refs: list[Ref]) -> list[LocalMatch]:
         names = {r.key for r in refs if r.kind == "list"}
-        if len(names) != 1:
-            return []
-        return [LocalMatch("list_read", "read_list", {"list_name": names.pop()})]
+        if len(names) == 1:
+            return [LocalMatch("list_read", "read_list", {"list_name": names.pop()})]
+        return [LocalMatch("timer_status", "list_timers", {})] if any(  # "did you set it"
+            r.kind in ("timer", "alarm") for r in refs) else []
 
     def _which(self, pointer: Pointer, refs: list[Ref]) -> list[LocalMatch]:
         offered = [r for r in refs if r.action == "offered"]
