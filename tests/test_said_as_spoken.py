@@ -348,3 +348,13 @@ def test_asked_whether_it_was_really_done_it_is_read_back(tools, turns, heard): 
     for said in turns[:-1]:
         s.say(said)
     assert heard in s.say(turns[-1])
+
+
+def test_an_item_moved_from_one_list_to_another(tools):  # noqa: F811
+    """Several named lists: "Sure, I'll move the sunscreen to the shopping list." with no
+    call."""
+    s = Session(tools)
+    s.say("add sunscreen and a hat to the packing list")
+    s.say("add bread to the shopping list")
+    s.say("move the sunscreen over to the shopping list i'll buy a new bottle")
+    assert "sunscreen" not in s.read("packing") and "sunscreen" in s.read("shopping")

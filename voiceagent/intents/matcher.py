@@ -26,7 +26,7 @@ from voiceagent.intents.list_follow_ups import only_named
 from voiceagent.intents.match import LocalMatch
 from voiceagent.intents.naming import with_name
 from voiceagent.intents.normalize import clean, opened
-from voiceagent.intents.several import JOIN, cut_into_commands
+from voiceagent.intents.several import JOIN, MOVE, cut_into_commands, moved
 from voiceagent.intents.sounds_alike import respelled
 from voiceagent.language import lexicon, tokens
 from voiceagent.language.data_file import load_data
@@ -211,7 +211,12 @@ class LocalCommands:
         return []
 
     def match(self, text: str) -> LocalMatch | None:
-        """The command in `text`, or None: send it to the LLM unchanged."""
+        """The command in `text`, or None: send it to the LLM unchanged (or, for a move,
+        two commands: several())."""
+        found = self._match(text)
+        return None if found is not None and found.intent == MOVE else found
+
+    def _match(self, text: str) -> LocalMatch | None:
         said = clean(text)
         if not said:
             return None
@@ -265,7 +270,9 @@ class LocalCommands:
         said = clean(text)
         key = (said, self.clock.now().replace(second=0, microsecond=0))
         if self._several[0] != key:
-            self._several = (key, cut_into_commands(said, self._match_clean))
+            one = self._match_clean(said) or self._match_clauses(said)
+            self._several = (key, moved(one) if one is not None and one.intent == MOVE
+                             else cut_into_commands(said, self._match_clean))
         return list(self._several[1])
 
     def _writes(self, commands: dict[str, LocalMatch]) -> bool:

@@ -80,3 +80,14 @@ def _with_head(part: str, before: str, previous: LocalMatch | None, command: Com
         if found is not None and found.tool == previous.tool:
             return whole
     return part
+
+
+MOVE = "list_move"
+"""The intent of "move the sunscreen over to the shopping list" (builtin.yaml)."""
+
+
+def moved(found: LocalMatch) -> list[LocalMatch]:
+    """A move as the two commands it is: off the list the items are on (the one holding
+    them), onto the list named."""
+    return [LocalMatch(f"{MOVE}_off", "remove_from_list", {"items": found.args["items"]}),
+            LocalMatch(f"{MOVE}_on", "add_to_list", dict(found.args))]

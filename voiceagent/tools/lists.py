@@ -182,6 +182,15 @@ class Lists:
                 return slug
         return ""
 
+    def said_from(self, utterance: str) -> str:
+        """The list named to take things off, not one they go to: "move the sunscreen over to
+        the shopping list" names none (the sunscreen is on another)."""
+        name = self.said(utterance)
+        to = "|".join(map(re.escape, sorted(_LEX.words("destinations"))))
+        words = "|".join(map(re.escape, sorted(_LEX.words("determiners"))))
+        going = rf"\b(?:{to})\s+(?:(?:{words})\s+)?{re.escape(name.replace('-', ' '))}\b"
+        return "" if name and re.search(going, utterance.lower()) else name
+
     def exists(self, name: str) -> bool:
         """`name` is a list the user has, or one of the configured names (shopping, to-do)."""
         slug = _slug(name)
@@ -294,7 +303,7 @@ def make_tools(data_dir: Path, aliases: dict[str, str],
 
     @tool(speaks_result=True, writes=True, grounded=("items",),
           known={"list_name": lists.exists}, asks={"items": say("ask_removed")},
-          found={"list_name": lists.said})
+          found={"list_name": lists.said_from})
     def remove_from_list(items: str, list_name: str = "") -> Outcome | str:
         """Remove, delete or tick off items from a list.
 
