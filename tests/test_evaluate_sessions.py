@@ -109,6 +109,15 @@ def test_words_and_results_of_earlier_turns_count_in_a_session() -> None:
     again = Observed("Your shopping list still has coffee.")
     v = judge_session(_session(read, Case("And now?", "x", ANY)), [listed, again])
     assert v.turns[1].unbacked == ()  # backed by the list read in the turn before
+    # a value an earlier result gave, written down when pointed at, is no invention
+    summed = Observed("510 divided by 3 is 170.", (
+        Call("calculate", {"expression": "510 / 3"}, "510 divided by 3 is 170."),))
+    noted = Observed("Noted.", (Call("add_note", {"text": "170 is everyone's share"}, "Noted.",
+                                     writes=True),), notes_added=("170 is everyone's share",))
+    v = judge_session(_session(Case("what's 510 divided by 3", "x", "calculate"),
+                               Case("save that number as a note it's everyone's share", "x",
+                                    "add_note")), [summed, noted])
+    assert v.ok, v
 
 
 def test_the_end_state_checks_timer_lengths_alarm_times_days_and_notes() -> None:

@@ -129,13 +129,16 @@ def setup_words(session: Session) -> str:
 
 
 def judge_turns(session: Session, seen: Sequence[Observed]) -> tuple[TurnVerdict, ...]:
-    """Each turn that ran, judged with the words and tool results of the turns before it."""
+    """Each turn that ran, judged with the words and tool results of the turns before it
+    (a value an earlier result gave is no invention: "save that number as a note")."""
     out = []
     for n, (case, observed) in enumerate(zip(session.turns, seen, strict=False)):
         earlier_words = " ".join(c.say for c in session.turns[:n])
         said = f"{earlier_words} {setup_words(session)}"
-        verdict = judge(case, observed, setup_words=said)
         earlier = [c for o in seen[:n] for c in o.calls]
+        # what earlier results said may be written too ("save that number as a note")
+        results = " ".join(c.result for c in earlier if c.result and not c.error)
+        verdict = judge(case, observed, setup_words=f"{said} {results}")
         claims = unbacked(observed.answer, said=f"{case.say} {said}", calls=observed.calls,
                           earlier=earlier, asked_action=case.tool != NONE)
         out.append(TurnVerdict(verdict, claims))
