@@ -284,6 +284,7 @@ def test_a_new_timer_is_no_change_of_the_alarm_set_before(tools):  # noqa: F811
     ("could you set an alarm for sunday at one so i remember to hoover", "on Sunday"),
     ("how long has this thing been switched on for", "Up for"),
     ("tell me about the alarm timings", "no timers or alarms"),  # SLURP: made up, no call
+    ("did you get that? read me the shopping list back", "shopping list is empty"),
 ])
 def test_a_command_and_why(tools, said, heard):  # noqa: F811
     assert heard.lower() in Session(tools).say(said).lower()

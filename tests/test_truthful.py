@@ -1156,6 +1156,7 @@ def test_handed_back_the_turn_does_it(tools):
 
 @pytest.mark.parametrize("request_text, sentence", [
     ("put radio on", "Radio turned on."),
+    ("y'all got any way to flip the porch light on", "Sure, flip the porch light on."),
     ("move the sunscreen over to the shopping list",
      "Sure, I'll move the sunscreen to the shopping list."),
 ])
