@@ -135,6 +135,9 @@ def test_an_alarm_on_a_holiday_morning(tools):  # noqa: F811
     (["set a timer for 25 minutes for the lasagna", "and ten for the garlic bread",
       "no wait not ten the garlic bread one should be eight minutes"],
      "8 minute garlic bread timer", "10 minute"),
+    # a timer set turns before, cancelled by what it is for
+    (["set a timer for 10 minutes for the eggs", "set a timer for 3 minutes for the toast",
+      "nah kill the eggs one"], "3 minute toast timer", "eggs"),
 ])
 def test_timer_follow_ups_as_people_say_them(tools, turns, check, gone):  # noqa: F811
     s = Session(tools)
@@ -328,14 +331,6 @@ def test_that_number_is_the_one_just_answered(tools):  # noqa: F811
     s.model.enqueue("Saved.")
     s.say("save that number as a note it's everyone's share of the power bill")
     assert "170" in tools.run(ToolCall("r", "read_notes", {})).say
-
-
-def test_a_timer_set_turns_before_is_cancelled_by_what_it_is_for(tools):  # noqa: F811
-    s = Session(tools)
-    s.say("set a timer for 10 minutes for the eggs")
-    s.say("set a timer for 3 minutes for the toast")
-    s.say("nah kill the eggs one")
-    assert "toast" in s.timers() and "eggs" not in s.timers()
 
 
 @pytest.mark.parametrize("turns, heard", [

@@ -9,7 +9,7 @@ import re
 
 from voiceagent.language import lexicon, tokens
 from voiceagent.language.calendar_days import without_dates
-from voiceagent.language.numbers import ordinals
+from voiceagent.language.numbers import heard_as_number, ordinals
 from voiceagent.tools.words import numbers_in
 
 _FRACTION = re.compile(r"\b(\d+)\s*/\s*(\d+)\b")
@@ -28,7 +28,9 @@ def numbers_said(utterance: str) -> set[int]:
     text = numbers_in(text)
     said = {int(n) for n in re.findall(r"\d+", text)}
     said |= {round(60 * int(p) / int(q)) for p, q in _FRACTION.findall(text) if int(q)}
-    said |= _heard_as_words(text.split())
+    spoken = text.split()
+    heard = [numbers_in(heard_as_number(spoken, at)) for at in range(len(spoken))]
+    said |= {int(meant) for meant in heard if meant.isdigit()}  # "set timer to minutes": 2
     return said | {part for n in said if 100 <= n < 2400 and n % 100 < 60
                    for part in divmod(n, 100)}
 
@@ -108,12 +110,3 @@ def without_unsaid_half(value: str, utterance: str) -> str:
             or lex.has("named_times", words) or lex.has("same_day", words)):
         return value
     return " ".join(_HALF.sub("", re.sub(r"(?i)\b([ap])\.\s?m\.", r"\1m", value)).split())
-
-
-def _heard_as_words(words: list[str]) -> set[int]:
-    """Numbers a transcript wrote as the words they sound like, before a unit of time ("set
-    timer to minutes": 2)."""
-    sounds, units = lexicon().names("numbers_as_words"), set(lexicon().table("durations"))
-    meant = (numbers_in(sounds.get(w, "")) for w in words)
-    return {int(n) for n, after in zip(meant, [*words[1:], ""], strict=True)
-            if n.isdigit() and after.rstrip("s") in units}

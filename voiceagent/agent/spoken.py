@@ -182,7 +182,7 @@ def _claimed(sentence: str) -> list[Topic]:
     bare = " ".join(w for w in sentence.split() if w.strip(",.!").lower() not in adverbs)
     one = " ".join(singular(w) for w in tokens(bare))  # "Alarms set for 6 AM, 2 PM ..."
     found: dict[str, Topic] = {}
-    for said in (sentence, bare, one):
+    for said in dict.fromkeys((sentence, bare, one)):  # each reading once
         found |= {t.name: t for t in topics_of().claimed(said) if t.name not in found}
     return list(found.values())
 

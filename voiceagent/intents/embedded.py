@@ -30,8 +30,7 @@ def _readings(words: list[str]) -> Iterator[str]:
     lex = lexicon()
     if not words or words[0].lower() not in lex.words("embedded_wh"):
         return
-    verbs = [at for at, w in enumerate(words) if at > 1 and w.lower() in lex.words(
-        "embedded_verbs")]
-    for verb in verbs[:1]:
-        for start in range(1, verb):
-            yield " ".join([*words[:start], words[verb], *words[start:verb], *words[verb + 1:]])
+    verb = next((at for at, w in enumerate(words) if at > 1 and w.lower() in lex.words(
+        "embedded_verbs")), 0)
+    for start in range(1, verb):
+        yield " ".join([*words[:start], words[verb], *words[start:verb], *words[verb + 1:]])

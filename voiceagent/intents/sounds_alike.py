@@ -9,18 +9,16 @@ from collections.abc import Callable
 
 from voiceagent.intents.match import LocalMatch
 from voiceagent.language import lexicon
+from voiceagent.language.numbers import heard_as_number
 
 
 def respelled(said: str, command: Callable[[str], LocalMatch | None]) -> LocalMatch | None:
     """The command `said` gives with one word read as the word it sounds like; None."""
-    sounds, numbers = lexicon().names("homophones"), lexicon().names("numbers_as_words")
-    units = set(lexicon().table("durations"))
+    sounds = lexicon().names("homophones")
     words = said.split()
     for at, word in enumerate(words):
-        after = words[at + 1].lower().rstrip("s") if at + 1 < len(words) else ""
-        meant = sounds.get(word.lower()) or (numbers.get(word.lower()) if after in units
-                                             else None)
-        if meant is not None:
+        meant = sounds.get(word.lower()) or heard_as_number(words, at)
+        if meant:
             found = command(" ".join([*words[:at], meant, *words[at + 1:]]))
             if found is not None:
                 return found

@@ -198,3 +198,12 @@ def amounts_in(text: str, said: Sequence[str], number_words: frozenset[str]) -> 
         runs += now and not before
         before = now
     return len(WRITTEN_AMOUNT.findall(text)) + runs
+
+
+def heard_as_number(words: Sequence[str], at: int) -> str:
+    """The number word the transcript's `words[at]` sounds like, when a unit of time follows
+    it ("set timer to minutes": "two"); "" otherwise (lexicon `numbers_as_words`)."""
+    after = words[at + 1].lower().rstrip("s") if at + 1 < len(words) else ""
+    if after not in _LEX.table("durations"):
+        return ""
+    return str(_LEX.names("numbers_as_words").get(words[at].lower(), ""))
