@@ -262,6 +262,19 @@ def test_a_question_asked_inside_another(tools, said, heard):  # noqa: F811
     assert heard in Session(tools).say(said)
 
 
+@pytest.mark.parametrize("said, heard", [
+    ("how many millimetres is three eighths of an inch", "9.525 millimeters"),
+    ("how many mils is an ounce and a half", "44.3603 milliliters"),
+    ("what's three quarters of 250 grams in ounces", "6.6139 ounces"),
+    ("what's five and five eighths plus three and three quarters", "is 9.375"),
+    ("what is a hundred plus a hundred plus a million", "is 1000200"),
+])
+def test_amounts_with_their_fractions_are_answered_here(tools, said, heard):  # noqa: F811
+    """A fraction said in words is part of the amount the call is grounded on (0.375 is
+    "three eighths"), and an ounce of a drink is a fluid ounce."""
+    assert heard in Session(tools).say(said)
+
+
 def test_terse_and_repeated_as_people_say_them(tools):  # noqa: F811
     s = Session(tools)
     s.say("set a timer for 12 minutes for the ribs")

@@ -40,6 +40,17 @@ calculate, convert_units = make_tools()
     ("2 * (3 + 4)", "The answer is 14."), ("((1+2)*3)+4", "The answer is 13."),
     ("sin(30)", "The answer is 0.5."),
     ("3 hours * 60 minutes", "3 hours times 60 minutes is 180."),
+    # fractions said in words are exact parts of the sum, "a hundred" is 100, and "five and
+    # five" is two numbers, not 505
+    ("five and five eighths plus three and three quarters",
+     "Five and five eighths plus three and three quarters is 9.375."),
+    ("5 and 3/4 plus 1", "5 and 3 divided by 4 plus 1 is 6.75."),
+    ("one and a half times 4", "One and a half times 4 is 6."),
+    ("half of 10", "Half of 10 is 5."),
+    ("three quarters of 250", "Three quarters of 250 is 187.5."),
+    ("a hundred plus a hundred plus a million",
+     "A hundred plus a hundred plus a million is 1000200."),
+    ("is 15 percent of 80", "15 percent of 80 is 12."),
 ])
 def test_the_answer_is_a_sentence_to_speak(expression, answer):
     """Spoken as it is (speaks_result): the user's words, symbols read as words, no '='."""
@@ -71,6 +82,11 @@ def test_unsafe_or_impossible_input_is_refused_with_a_reason(expression, message
     (300, "K", "°C", "300 kelvin is 26.85 celsius."),
     (12, "inches", "cm", "12 inches is 30.48 cm."),
     (5, "miles per hour", "meters per second", "5 miles per hour is 2.2352 meters per second."),
+    # a name with a meaning of another kind takes the one the other unit has
+    (1.5, "ounces", "ml", "1.5 fluid ounces is 44.3603 ml."),
+    (2, "mils", "ounces", "2 milliliters is 0.0676 fluid ounces."),
+    (2, "inches", "mils", "2 inches is 50.8 mils."),
+    (2, "ounces", "grams", "2 ounces is 56.699 grams."),
 ])
 def test_unit_conversion(value, from_unit, to_unit, answer):
     assert convert_units(value=value, from_unit=from_unit, to_unit=to_unit) == answer

@@ -9,7 +9,7 @@ import re
 
 from voiceagent.language import lexicon, tokens
 from voiceagent.language.calendar_days import without_dates
-from voiceagent.language.numbers import heard_as_number, ordinals
+from voiceagent.language.numbers import amounts, heard_as_number, ordinals
 from voiceagent.tools.words import numbers_in
 
 _FRACTION = re.compile(r"\b(\d+)\s*/\s*(\d+)\b")
@@ -65,6 +65,15 @@ def says_no_number(utterance: str) -> bool:
 def says_one(utterance: str) -> bool:
     """An amount of one, as said before a unit ("a pound", "per hour")."""
     return lexicon().has("one", utterance)
+
+
+def says_amount(value: float, utterance: str) -> bool:
+    """`utterance` states `value` as an amount of something with its fractions ("three
+    eighths of an inch" 0.375, "an ounce and a half" 1.5, "3/8 inch" 0.375)."""
+    folded = amounts(numbers_in(utterance.lower()), r"[a-z]+")
+    stated = [float(n) for n in re.findall(r"\d+(?:\.\d+)?", folded)]
+    stated += [int(p) / int(q) for p, q in _FRACTION.findall(folded) if int(q)]
+    return any(abs(n - value) < 1e-9 for n in stated)
 
 
 def unsaid_numbers(value: str, utterance: str) -> list[str]:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from voiceagent.agent.amounts import (
+    says_amount,
     says_no_number,
     says_one,
     unsaid_numbers,
@@ -203,8 +204,8 @@ def ground(tool: Tool, args: dict[str, Any], utterance: str, *, earlier: str = "
     for param in tool.counted:
         value = args.get(param)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            if value == 1 and says_one(utterance):
-                continue  # "How many ounces in a pound?"
+            if value == 1 and says_one(utterance) or says_amount(value, utterance):
+                continue  # "How many ounces in a pound?", "... in three eighths of an inch?"
             value = f"{value:g}"
         if isinstance(value, str) and (
                 kept := without_unsaid_half(value, f"{answering} {utterance}")) != value:

@@ -115,8 +115,13 @@ def numbers_in(text: str) -> str:
     """Replace runs of number words with digits; "point" joins decimals ("two point five")."""
 
     def run(match: re.Match[str]) -> str:
-        words = [w for w in re.split(r"[\s-]+", match.group(0).lower()) if w != _PARTS["and"]]
-        return str(_value(words))
+        numbers: list[list[str]] = [[]]
+        for w in re.split(r"[\s-]+", match.group(0).lower()):
+            if w != _PARTS["and"]:
+                numbers[-1].append(w)
+            elif numbers[-1][-1] not in SCALES:  # "five and five eighths": two numbers
+                numbers.append([])
+        return f" {_PARTS['and']} ".join(str(_value(words)) for words in numbers)
 
     return _POINT.sub(r"\1.\2", _RUN.sub(run, text))
 
@@ -155,7 +160,8 @@ def amounts(text: str, unit: str) -> str:
     "2 minutes"."""
     from voiceagent.language.plural import plural, singular
 
-    slots = {"n": f"{NUMBER}|{_LEX.regex('count_words')}", "unit": unit,
+    slots = {"n": f"{NUMBER}|{_LEX.regex('count_words')}", "m": NUMBER, "unit": unit,
+             "written": r"\d+/[1-9]\d*",
              "fraction": _LEX.regex("fractions"),
              "fractions": "|".join(map(plural, _FRACTIONS)), "count": _LEX.regex("count_words")}
 
@@ -179,9 +185,51 @@ def amounts(text: str, unit: str) -> str:
     def counted(found: Found) -> str:
         return f"{amount(found.slots['count']):.10g} {found.slots['unit']}"
 
+    def share_of(found: Found) -> str:
+        said = found.slots
+        share = amount(said["n"]) * part(said["fractions"]) if said.get("fractions") else (
+            part(said["fraction"]))
+        return f"{share * amount(said['m']):.10g} {said['unit']}"
+
+    def written(found: Found) -> str:
+        over, under = found.slots["written"].split("/")
+        return f"{amount(over) / amount(under):.10g} {found.slots['unit']}"
+
     text = numbers_in(text.lower())
-    for name, fold in (("whole_and_fraction", whole_and_fraction), ("parts_of", parts_of),
-                       ("part_of", part_of), ("counted", counted)):
+    for name, fold in (("share_of", share_of), ("whole_and_fraction", whole_and_fraction),
+                       ("parts_of", parts_of), ("part_of", part_of),
+                       ("written_part", written), ("counted", counted)):
+        text = _LEX.templates(name, slots).sub(text, fold)
+    return text
+
+
+def sum_amounts(text: str) -> str:
+    """Fractions said in a sum (`text` with its numbers as digits), as arithmetic that keeps
+    them exact: "5 and a half" -> "(5 + 1/2)", "5 and 5 eighths" -> "(5 + 5/8)", "5 and 3/4"
+    -> "(5 + 3/4)", "3 quarters of 250" -> "3/4 * 250", "half of 10" -> "1/2 * 10", and
+    "a 100" (a hundred) -> "100"."""
+    from voiceagent.language.plural import plural, singular
+
+    parts = _LEX.names("fractions")
+    slots = {"n": NUMBER, "m": NUMBER, "written": r"\d+/\d+",
+             "fraction": _LEX.regex("fractions"), "fractions": "|".join(map(plural, parts))}
+
+    def part(said: str) -> str:
+        return str(parts[singular(said.lower())])
+
+    def of_parts(said: dict[str, str]) -> str:
+        over = part(said["fractions"]).partition("/")[2]
+        return f"{said['m']}/{over}"
+
+    folds = {
+        "whole_and_part": lambda f: f"({f.slots['n']} + {part(f.slots['fraction'])})",
+        "whole_and_parts": lambda f: f"({f.slots['n']} + {of_parts(f.slots)})",
+        "whole_and_written": lambda f: f"({f.slots['n']} + {f.slots['written']})",
+        "parts_times": lambda f: f"{of_parts(f.slots)} *",
+        "part_times": lambda f: f"{part(f.slots['fraction'])} *",
+        "one_number": lambda f: f.slots["n"],
+    }
+    for name, fold in folds.items():
         text = _LEX.templates(name, slots).sub(text, fold)
     return text
 

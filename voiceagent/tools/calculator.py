@@ -17,7 +17,7 @@ from voiceagent.agent.outcome import Outcome, Ref
 from voiceagent.agent.tools import Tool, tool
 from voiceagent.errors import ToolError
 from voiceagent.language import lexicon
-from voiceagent.language.numbers import NUMBER, numbers_in
+from voiceagent.language.numbers import NUMBER, numbers_in, sum_amounts
 from voiceagent.language.plural import plural, singular
 from voiceagent.tools.units import as_conversion, convert, find_unit, said
 
@@ -75,7 +75,7 @@ _PERCENT_OFF = re.compile(rf"({_NUM})\s*/\s*100\s+off\s+({_NUM})(?![\d.])")
 
 def to_expression(text: str) -> str:
     """Spoken arithmetic to a Python-style expression: 'five times 3' -> '5 * 3'."""
-    t = _OPENER.sub("", numbers_in(text.lower()))
+    t = sum_amounts(_OPENER.sub("", numbers_in(text.lower())))
     t = re.sub(r"[$€£](?=\s*\d)", "", t.replace(",", "")).rstrip(" ?.!=")  # "$60": 60
     t = _WRITTEN.sub(lambda m: f" {_SIGNS[m[0].strip()]} ", t)
     t = _SUM_WORDS.sub(lambda m: f" {_LEX.lookup('sum_words', m[0])} ", t)

@@ -105,15 +105,31 @@ def find_unit(name: str) -> tuple[str, str]:
 
 
 def convert(value: float, from_unit: str, to_unit: str) -> tuple[float, str, str]:
-    """(converted value, from name, to name)."""
+    """(converted value, from name, to name). A name with a meaning of another kind takes
+    the one the other side has (lexicon `other_kind_names`): "an ounce in ml" is a fluid
+    ounce, "mils" of tequila are millilitres and "mils" of a board millimetres."""
     kind_a, a = find_unit(from_unit)
     kind_b, b = find_unit(to_unit)
     if kind_a != kind_b:
+        for other_a, other_b in ((from_unit, _other_kind(to_unit)),
+                                 (_other_kind(from_unit), to_unit),
+                                 (_other_kind(from_unit), _other_kind(to_unit))):
+            if other_a and other_b and find_unit(other_a)[0] == find_unit(other_b)[0]:
+                return convert(value, other_a, other_b)
         raise ToolError(f"cannot convert {kind_a} ({from_unit}) to {kind_b} ({to_unit}).")
     unit_a, unit_b = spellings()[a].unit, spellings()[b].unit
     if unit_a.offset or unit_b.offset:
         return (value + unit_a.offset) * unit_a.size / unit_b.size - unit_b.offset, a, b
     return value * unit_a.size / unit_b.size, a, b
+
+
+def _other_kind(name: str) -> str:
+    """The unit `name` names when it means one of another kind ("" for none)."""
+    found = _find(name)
+    return "" if found is None else str(_OTHER_KIND.get(singular(found[1]), ""))
+
+
+_OTHER_KIND = {singular(k): v for k, v in _LEX.names("other_kind_names").items()}
 
 
 def said(unit: str, value: float) -> str:
