@@ -50,6 +50,26 @@ def asked_again(new: str, refs: list[Ref]) -> list[LocalMatch]:
     return [LocalMatch("sum_again", "calculate", {"expression": expression})]
 
 
+CLOCK_TOOLS = frozenset({"get_time", "convert_time"})
+"""The tools a request that names the last place by a pronoun may call."""
+
+
+def of_place_named(text: str, refs: list[Ref]) -> str:
+    """`text` with the place the last exchange asked the clock about in place of the word
+    that points at it (lexicon `place_pronouns`): "how many hours ahead of london are they"
+    after the time in Singapore asks it of Singapore. "" when nothing points at a place, or
+    the last exchange asked the clock of none."""
+    clocks = [r for r in refs if r.kind == "clock" and r.label]
+    if len(refs) != 1 or not clocks:
+        return ""
+    pronouns = lexicon().names("place_pronouns")
+    found = re.search(rf"\b(?:{lexicon().regex('place_pronouns')})\b", text, re.I)
+    if found is None:
+        return ""
+    said = pronouns[found[0].lower()].format(place=clocks[0].label)
+    return f"{text[:found.start()]}{said}{text[found.end():]}"
+
+
 def _in_year_of(said: str, clock: Ref) -> str:
     """`said` with "that year" (lexicon years_back) put as the year the clock was just asked
     about: "and christmas day that year" after "the 4th of july next year" is next year's

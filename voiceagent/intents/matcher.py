@@ -19,9 +19,10 @@ from hassil.recognize import RecognizeResult
 from voiceagent.agent.messages import Message, ToolCall
 from voiceagent.agent.tools import ToolRegistry
 from voiceagent.intents import slots
+from voiceagent.intents.again import CLOCK_TOOLS, of_place_named
 from voiceagent.intents.clauses import beside_an_aside, punctuated, unpunctuated_cuts
 from voiceagent.intents.embedded import asked_directly
-from voiceagent.intents.follow_up import GIVE_WAY, FollowUps, made_before
+from voiceagent.intents.follow_up import GIVE_WAY, FollowUps, last_refs, made_before
 from voiceagent.intents.list_follow_ups import only_named
 from voiceagent.intents.match import LocalMatch
 from voiceagent.intents.naming import with_name
@@ -128,11 +129,19 @@ class LocalCommands:
         # "and another one saturday at nine thirty, call it football": named after it
         found = (with_name(text, lambda said: self.follow_up(said, history), self.registry)
                  or self._follow_ups.calls(text, history)
-                 or self._follow_up_clause(text, history) or self._two_follow_ups(text, history))
+                 or self._follow_up_clause(text, history) or self._two_follow_ups(text, history)
+                 or self._of_place_named(text, history))
         if found and found[0].intent in GIVE_WAY and self.match(text) is not None:
             return []  # "Never mind." answers "Which one?"; "and what's the time?" asks it
         found = only_named(found, text)
         return found if all(m.tool is None or m.tool in self.registry for m in found) else []
+
+    def _of_place_named(self, text: str, history: Sequence[Message]) -> list[LocalMatch]:
+        """A question of the clock about the place just asked about, pointed at ("how many
+        hours ahead of london are they" after the time in Singapore)."""
+        said = of_place_named(text, last_refs(history))
+        found = self.match(said) if said else None
+        return [found] if found is not None and found.tool in CLOCK_TOOLS else []
 
     def _two_follow_ups(self, text: str, history: Sequence[Message]) -> list[LocalMatch]:
         """Two follow-ups on the last exchange said in one breath ("take the baking powder
@@ -221,8 +230,9 @@ class LocalCommands:
         if not said:
             return None
         whole = self._match_clean(said)
-        if whole is not None:
-            return whole
+        if whole is not None and not (JOIN.search(said) and len(
+                {m.tool for m in self.several(said)}) > 1):
+            return whole  # a note's text or a list's items that hold another command: two
         named = with_name(said, lambda command: [m] if (m := self.match(command)) else [],
                           self.registry)
         if named:  # "set a timer for 20 minutes, name it laundry"

@@ -2,7 +2,10 @@
 timer for ten minutes and add milk to my shopping list". A part said without the words
 that start the one before it borrows them ("set a timer for 12 minutes for the ribs and 4
 minutes for the fries", "set alarms for 6 am, 2 pm and 10 pm"): the fewest words of the
-part before that make it a command of the same tool."""
+part before that make it a command of the same tool; a bare number for a timer is in the unit
+of the timer before ("... and 4 for the fries"). Things counted and then each said as "one"
+("set two timers one for 5 minutes for the eggs and one for 12 for the rice") are each that
+thing."""
 
 from __future__ import annotations
 
@@ -14,6 +17,8 @@ from voiceagent.intents.list_follow_ups import on_the_list
 from voiceagent.intents.match import LocalMatch
 from voiceagent.intents.normalize import clean
 from voiceagent.language import lexicon, tokens
+from voiceagent.language.numbers import NUMBER, numbers_in
+from voiceagent.language.spoken_time import UNIT_WORDS
 
 JOIN = re.compile(rf"\s*[,.;!?]\s+(?:(?:{lexicon().regex('joins')})\b\s*)?"
                   rf"|\s+(?:{lexicon().regex('joins')})\s+", re.I)
@@ -29,6 +34,7 @@ Command = Callable[[str], LocalMatch | None]
 def cut_into_commands(said: str, match: Command) -> list[LocalMatch]:
     """The fewest parts of `said` that are each a command (`match`) with a tool, or a request
     nothing here serves, each one once; [] when it cannot be."""
+    said = _each_one(said)
     words = tokens(said)
     ends = [start for start, end in lexicon().find("in_place", words) if end == len(words)]
     if not said or lexicon().has("correction", words[:ends[0]] if ends else words):
@@ -53,7 +59,8 @@ def cut_into_commands(said: str, match: Command) -> list[LocalMatch]:
                 one = command(part) or (  # the part before spoke of
                     command(on_the_list(part, found[-1])) if found else None)
                 if one is None and found:  # "... and 4 minutes for the fries"
-                    part = _with_head(part, parts[-1], found[-1], command)
+                    part = _with_head(_in_unit_before(part, found[-1]), parts[-1], found[-1],
+                                      command)
                     one = command(part)
                 found.append(one)
                 parts.append(part)
@@ -80,6 +87,36 @@ def _with_head(part: str, before: str, previous: LocalMatch | None, command: Com
         if found is not None and found.tool == previous.tool:
             return whole
     return part
+
+
+_KINDS = lexicon().regex("timer_kinds")
+_ONE = lexicon().regex("each_one")
+_COUNTED = re.compile(
+    rf"\b(?:{lexicon().regex('few_counts')})\s+({_KINDS})s\b[,:]?\s+(?:{_ONE})\b", re.I)
+_ANOTHER_ONE = re.compile(rf"({JOIN.pattern})(?:{_ONE})\b", re.I)
+
+
+def _each_one(said: str) -> str:
+    """"set two timers one for 5 minutes ... and one for 12 ..." as "set a timer for 5
+    minutes ... and a timer for 12 ...": each "one" is the thing counted."""
+    counted = _COUNTED.search(said)
+    if counted is None:
+        return said
+    kind = counted[1].lower()
+    rest = _ANOTHER_ONE.sub(lambda m: f"{m[1]}a {kind}", said[counted.end():])
+    return f"{said[:counted.start()]}a {kind}{rest}"
+
+
+def _in_unit_before(part: str, previous: LocalMatch | None) -> str:
+    """`part` with its bare number ("and 12 for the rice") in the unit of the timer before
+    it ("12 minutes" after "a timer for 5 minutes"); `part` itself otherwise."""
+    length = str(previous.args.get("duration", "")) if previous is not None else ""
+    units = re.findall(rf"\b(?:{UNIT_WORDS})\b", length.lower())
+    words = numbers_in(part.lower())
+    bare = re.search(rf"\b{NUMBER}\b(?!\s*(?:{UNIT_WORDS})\b)", words)
+    if len(units) != 1 or bare is None or re.search(rf"\b(?:{UNIT_WORDS})\b", words):
+        return part
+    return f"{words[:bare.end()]} {units[0]}{words[bare.end():]}"
 
 
 MOVE = "list_move"

@@ -6,18 +6,20 @@ from __future__ import annotations
 
 import re
 
-from voiceagent.language.spoken_time import duration
+from voiceagent.language.numbers import numbers_in
+from voiceagent.language.spoken_time import UNITS, duration
 
 LONGEST = 7
 """Words in the longest length people say ("one hour and a half minutes" has six)."""
 
 
+_BARE = re.compile(r"\d+(?:\.\d+)?")
 _FRACTION = re.compile(r"\b(\d+)\s*/\s*(\d+)\s+(?:an?\s+)?")
 
 
 def lengths_said(utterance: str) -> set[float]:
     """Every length of time in `utterance`, in seconds ("5 minutes and 30 seconds": 300, 30,
-    330; "1/2 an hour": 1800)."""
+    330; "1/2 an hour": 1800), and each number in it in the units it says."""
     text = _FRACTION.sub(lambda m: f"{int(m[1]) / max(1, int(m[2])):g} ", utterance.lower())
     said = re.findall(r"\d+(?:\.\d+)?|[a-z']+", text)
     found: set[float] = set()
@@ -26,4 +28,7 @@ def lengths_said(utterance: str) -> set[float]:
             said_length = duration(" ".join(said[start:end]))
             if said_length is not None and said_length.seconds:
                 found.add(said_length.seconds)
-    return found
+    units = {UNITS[w] for w in said if w in UNITS} if found else set()
+    return found | {float(n) * unit for n in _BARE.findall(numbers_in(text))  # "12 minutes
+                    for unit in units}  # for the ribs and 4 for the fries": 4 minutes too
+

@@ -1,6 +1,8 @@
 """Words broken off and started again, as a transcript writes a stammer or a false start:
 "set a t- a timer for f- fifteen" -> "set a timer for fifteen", "and an al- an alarm for
-s- six thirty" -> "and an alarm for six thirty", "s-s-six" -> "six".
+s- six thirty" -> "and an alarm for six thirty", "s-s-six" -> "six"; and a start taken back
+before the request is said ("add, no wait, put butter on the list"); and words said again
+after a pause ("what's, what's the time", "for the, the scones").
 
 A broken-off word is a word's first letters and a hyphen, the word itself said within the
 next two words; the words said again after it ("a t- a timer") are kept once. A hyphen that
@@ -33,6 +35,16 @@ def unbroken(text: str) -> str:
     return " ".join(kept)
 
 
+_SAID_AGAIN = re.compile(r"\b((?:[\w']+\s+)?[\w']+),\s+\1\b", re.I)
+"""A word or two said, a pause, and said again: the first saying is dropped."""
+
+
+def said_once(text: str) -> str:
+    """`text` with what was said again after a pause said once: "what's, what's 220
+    celsius" -> "what's 220 celsius"."""
+    return _SAID_AGAIN.sub(r"\1", text)
+
+
 def _broken(word: str, after: list[str]) -> bool:
     start = word[:-1].lower()
     return bool(_BROKEN.match(word)) and any(
@@ -46,3 +58,15 @@ def _without_restart(before: list[str], after: list[str]) -> list[str]:
         if said == [w.lower().strip(",.") for w in after[:size]]:
             return before[:-size]
     return before
+
+
+def started_again(text: str, taking_back: str) -> str:
+    """`text` from where it starts again after its first word or two were taken back by a
+    correction (`taking_back`, a regular expression): "add, no wait, put butter on the
+    shopping list" -> "put butter on the shopping list". What follows must be longer than
+    what was taken back: "milk, no sorry, eggs" corrects an item, and stays whole."""
+    found = re.match(rf"^\s*((?:\S+\s+)?\S+?),\s*(?:(?:{taking_back})\b[\s,.]*)+", text, re.I)
+    if (found is None or len(text[found.end():].split()) <= len(found[1].split())
+            or re.fullmatch(rf"(?:{taking_back})", found[1], re.I)):
+        return text  # "no, wait, make it twelve": the correction is the request's own
+    return text[found.end():]

@@ -156,8 +156,8 @@ class Topics:
         that asks of such a topic anything but general knowledge ("play some jazz", "euro to
         u. s. d.", "does pf changs accept takeout orders": asked, the 1.5B made up an answer
         to one in six of SLURP's). None for questions in a form that asks what is generally
-        known ("what is email?", "why does it rain": lexicon "knowledge_openers") and for
-        remarks. The local commands answer these without the model."""
+        known ("what is email?", "why does it rain": lexicon "knowledge_openers"), or what
+        is usual ("habitual"), and for remarks. Local commands answer these without the model."""
         said = tokens(text)
         topic = self.only_unserved(text)
         if topic is None or self.unknowable(text) is not None:
@@ -168,9 +168,9 @@ class Topics:
         rest = content_words(said)
         opens = [n for n in (1, 2, 3, 4) if lex.is_one("knowledge_openers", rest[:n])]
         particular = [n for n in (2, 3) if lex.is_one("particular_openers", rest[:n])]
-        knowledge = bool(opens) and max(opens) > max(particular, default=0)
-        asks = is_request(text, said) or not is_remark(said)  # "play some jazz" asks too
-        return topic if asks and not knowledge else None
+        knowledge = bool(opens) and max(opens) > max(particular, default=0) or lex.has(
+            "habitual", said)
+        return topic if (is_request(text, said) or not is_remark(said)) and not knowledge else None
 
     def only_unserved(self, text: str) -> Topic | None:
         """The unserved topic `text` speaks of first when it speaks of no served one (the

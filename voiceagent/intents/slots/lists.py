@@ -38,6 +38,7 @@ def list_name(text: str) -> Args | None:
     if name in ("to do", "to-do", "todo"):
         return {"list_name": name}
     if (not words or len(words) > 3 or lexicon().words("list_stop") & set(words)
+            or set(words) <= lexicon().words("list_wholes")
             or ("to" in words and "do" not in words)):
         return None
     return {"list_name": name}
