@@ -229,7 +229,7 @@ def test_a_half_sentence_before_a_failure_is_dropped_and_the_request_retried():
     model = ScriptedChatModel().enqueue(ChatError("dropped"), deltas=["The answer"])
     model.enqueue("The answer is 42.")
     agent, _ = make(model)
-    result, spoken = run(agent)
+    result, spoken = run(agent, "what's the answer to everything?")
     assert (result.stop, result.answer) == ("done", "The answer is 42.")
     model.assert_consumed()
     model.assert_consumed()

@@ -49,6 +49,12 @@ def test_a_start_taken_back_and_words_said_twice(said, meant):
      "5 minute timer has"),
     (["set a timer for 5 minutes", "did that go through"], "5 minute timer has"),
     (["can you do a timer for brushing my teeth for two minutes"], "2 minutes: brushing"),
+    # a dialect's words and particles
+    (["put scallion and two scotch bonnet pepper pon the shopping list"], "added scallion"),
+    (["set a timer for the rice po, twenty minutes", "for a while, pause it muna",
+      "okay resume it na, it's plugged in already"], "resumed the 20 minute rice timer"),
+    (["set a timer for the rice, twenty minutes", "how long the rice have lef now"],
+     "rice timer has"),
 ])
 def test_said_loosely_and_answered_here(tools, turns, heard):  # noqa: F811
     s = Session(tools)

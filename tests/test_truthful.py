@@ -1180,3 +1180,29 @@ def test_a_list_said_from_an_earlier_result_says_only_what_it_said(answer, backe
     facts = Facts(request="and what's on it", ran_before={"read_list"},
                   results_before=["Your shopping list has 1 item: eggs."])
     assert (unbacked(answer, facts) == "") is backed
+
+
+def test_a_number_worked_out_of_the_users_amounts_comes_from_a_tool(tools):
+    """A woodworker's board: the 1.5B answered "Each piece is 2.75 inches long." with no sum
+    (it is 6.2): a number the answer states of two or more amounts said must be worked out by
+    a tool, so the model is asked again with the sums' tools required."""
+    model = ScriptedChatModel().enqueue("Each piece is 2.75 inches long.")
+    model.enqueue(calls(("calculate", {"expression": "(31.5 - 4 * 0.125) / 5"})))
+    model.enqueue("Each piece is 6.2 inches long.")
+    result, spoken = run(model, tools, "board's thirty one and a half inches, i'm making four "
+                         "cuts to get five pieces and the blade eats an eighth of an inch each "
+                         "cut, how long is each piece")
+    assert "2.75" not in spoken and "6.2" in spoken
+    assert model.requests[1].tool_choice == ("calculate", "convert_units")
+
+
+@pytest.mark.parametrize("said, answer", [
+    # the user's own numbers said back are no number made up
+    ("i have 3 kids and 2 dogs, any tips for a calm morning",
+     "With 3 kids and 2 dogs, keep one routine."),
+    # a question of what is known, with one amount, is the model's to answer
+    ("how many legs does a spider have", "A spider has 8 legs."),
+])
+def test_numbers_said_or_known_are_spoken_as_they_are(tools, said, answer):
+    model = ScriptedChatModel().enqueue(answer)
+    assert run(model, tools, said)[1] == answer

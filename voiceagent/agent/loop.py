@@ -51,9 +51,10 @@ from voiceagent.agent.voice import Voice
 from voiceagent.config import AgentConfig
 from voiceagent.errors import ChatError
 from voiceagent.language import lexicon, tokens
+from voiceagent.language.numbers import amounts_in
 from voiceagent.language.people import people_known
 from voiceagent.language.restarts import unbroken
-from voiceagent.language.topics import Topic, topics_of
+from voiceagent.language.topics import SUM_AMOUNTS, Topic, topics_of
 from voiceagent.ports import Approver, ChatModel
 
 __all__ = ["Agent", "CallDone", "LocalMatch", "LocalMatcher", "Stop", "TurnResult"]
@@ -197,6 +198,8 @@ class Agent:
                       answering=bool(said.answering),
                       no_answers=no_answers(history, user_text),
                       request=user_text,
+                      worked=any(t.numbers for t in about) and amounts_in(
+                          user_text, tokens(user_text), known.number_words) >= SUM_AMOUNTS,
                       people=people_known(user_text, said.earlier),
                       tool_names=frozenset(n for n in self.tools.names if "_" in n),
                       unserved=known.only_unserved(user_text),

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from voiceagent.language import lexicon, tell_model, tokens
 from voiceagent.language.asking import asks_only, is_remark, skip_fillers
+from voiceagent.language.numbers import numbers_in
 from voiceagent.language.people import keeper, states_of
 from voiceagent.language.plural import singular
 from voiceagent.language.topics import DONE, GRANT_ECHO, Topic, find_terms, topics_of
@@ -104,6 +105,10 @@ class Facts:
     tool_names: frozenset[str] = frozenset()
     """The declared tools' names that are no word ("get_time", "add_to_list"): said, they
     tell the user how to program the assistant ("You can call the tool get_time")."""
+    worked: bool = False
+    """The request gives two or more amounts to work something out from (the sums topic by
+    its amounts): a number the answer states of them must be one a tool worked out, or one
+    said ("Each piece is 2.75 inches long." to a board's cuts, with no sum: it is 6.2)."""
     no_answers: frozenset[str] = frozenset()
     """Sentences that answer nothing now: earlier answers to other requests, the user's
     own requests (history.no_answers)."""
@@ -274,6 +279,21 @@ DECLINES_GENERAL = "declines a general question"
 DECLINES_SERVED = "declines what a tool here does"
 
 
+SUMS = "sums"
+"""The topic whose tools work amounts out (topics.yaml)."""
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+def _unworked(sentence: str, facts: Facts) -> bool:
+    """`sentence` states a number (other than 0 or 1, said in passing: "one of them") that
+    neither the user nor a tool said."""
+    def numbers(text: str) -> set[float]:
+        return {float(n) for n in _NUMBER.findall(numbers_in(text.lower().replace(",", "")))}
+
+    known = set().union(*map(numbers, facts.known)) if facts.known else set()
+    return bool(numbers(sentence) - known - {0.0, 1.0})
+
+
 def _copied(sentence: str, facts: Facts) -> bool:
     """`sentence` is one of an earlier answer to another request or of the user's words,
     and says something (a refusal or a question may well be the same twice)."""
@@ -311,6 +331,8 @@ def unspeakable(sentence: str, facts: Facts | None = None) -> str:
     for day in lexicon().words("weekdays") & set(tokens(sentence)):
         if not any(day in fact.lower() for fact in facts.known):
             return "a weekday no tool gave"
+    if facts.worked and _unworked(sentence, facts):
+        return f"unbacked {SUMS}"
     if _copied(sentence, facts):
         return REPEATS_EARLIER
     said = _words(sentence)

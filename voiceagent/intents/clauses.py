@@ -58,7 +58,7 @@ def is_aside(part: str, *, after: bool = False, beside: str = "") -> bool:
     said = tokens(part)
     lex = lexicon()
     why = next((n for n in (2, 1) if lex.is_one("reasons", said[:n])), 0)  # "so i remember"
-    if lex.is_one("checks_done", said):
+    if lex.is_one("checks_done", said) or after and lex.is_one("asked_again", said):
         return True  # "did that go through | how many timers have i got": the read answers
     return (len(said) >= SHORTEST and not is_request(part, said[why:])
             and (not after or said[0] in lex.words("subjects"))

@@ -36,7 +36,12 @@ from voiceagent.intents.list_follow_ups import (
 from voiceagent.intents.match import LocalMatch
 from voiceagent.intents.normalize import opened
 from voiceagent.intents.numbers import number_value
-from voiceagent.intents.timer_follow_ups import TIMER_FOLLOW_UPS, said_of, without_closing_words
+from voiceagent.intents.timer_follow_ups import (
+    TIMER_FOLLOW_UPS,
+    in_unit_of,
+    said_of,
+    without_closing_words,
+)
 from voiceagent.intents.told import last_told, needed
 from voiceagent.language import lexicon, tokens
 from voiceagent.language.data_file import load_data
@@ -50,6 +55,8 @@ from voiceagent.tools.words import spoken_duration
 log = logging.getLogger(__name__)
 
 FILE = "follow_ups.yaml"
+WHICH_WORDS = 4
+"""The most words an answer to "Which one?" that names none of the ones offered has."""
 
 GIVE_WAY = frozenset({"timer_which", "list_more", "note_more", "timer_more", "alarm_more",
                       *AGAIN})
@@ -261,7 +268,8 @@ class FollowUps:
                      and spoken_duration(r.value) == length["duration"]] or named
         if len(named) == 1:
             return [LocalMatch("timer_which", "cancel_timer", {"which": named[0].key})]
-        return [LocalMatch("timer_which", "cancel_timer", {"which": " ".join(words)})]
+        return [LocalMatch("timer_which", "cancel_timer", {"which": " ".join(words)})] if len(
+            words) <= WHICH_WORDS else []  # "wake me up tomorrow at seven...": no answer
 
     def _arith(self, pointer: Pointer, refs: list[Ref]) -> list[LocalMatch]:
         numbers = [r for r in refs if r.kind == "number" and r.value is not None]
@@ -301,7 +309,7 @@ class FollowUps:
         if made[0].kind == "timer":
             bare = tokens(new) != ["one"] and all(  # a number, not "another one"
                 w.isdigit() or w in lexicon().words("number_words") for w in tokens(new))
-            length = slots.duration(new) or bare and slots.duration(_in_unit_of(made[0], new))
+            length = slots.duration(new) or bare and slots.duration(in_unit_of(made[0], new))
             return [LocalMatch("timer_more", "set_timer", length | named)] if length else []
         at = slots.time_of_day(new, self.clock)
         return [LocalMatch("alarm_more", "set_alarm", self._in_half_of(made[0], at) | named)
@@ -314,7 +322,7 @@ class FollowUps:
         an alarm keeps its day unless a day was said)."""
         new = without_closing_words(new)
         if thing.kind == "timer":
-            length = slots.duration(new) or slots.duration(_in_unit_of(thing, new))
+            length = slots.duration(new) or slots.duration(in_unit_of(thing, new))
             if length is None:
                 return []
             return [LocalMatch("timer_cancel", "cancel_timer", {"which": thing.key}),
@@ -387,14 +395,3 @@ def _cued(cue: str, aside: str, said: str, reading: RecognizeResult) -> bool:
 def _rule(name: str) -> str:
     """The lexicon's word set `name` as a hassil rule: "(and|also|as well|...)"."""
     return "(" + "|".join(lexicon().phrases(name)) + ")"
-
-
-def _in_unit_of(timer: Ref, new: str) -> str:
-    """A bare number said for a timer ("No, 12." after "a timer for ten minutes") in the
-    largest unit of time its length is a whole number of; "" when `new` is no number."""
-    value = number_value(new)
-    if value is None or not timer.value:
-        return ""
-    units = sorted(lexicon().table("durations").items(), key=lambda kv: -float(kv[1][0]))
-    unit = next((name for name, row in units if timer.value % float(row[0]) == 0), "")
-    return f"{new} {unit}" if unit else ""

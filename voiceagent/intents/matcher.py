@@ -198,7 +198,8 @@ class LocalCommands:
         said = opened(last)[1]
         amounts = re.findall(r"(\d+(?:\.\d+)?)(?:\s+([a-z]+))?", numbers_in(told.lower()))
         total = (len(amounts) > 1 and lexicon().has("totals", said)  # "... and 380 in
-                 and not re.search(r"\d", numbers_in(said)))  # snacks whats the total"
+                 and not re.search(r"\d", numbers_in(said))  # snacks whats the total"
+                 and not lexicon().has("each_words", told))  # "2 ounces each": a product
         if (not said or told.endswith("?") or not (_POINTING.search(said) or total)
                 or self.match(told) is not None):
             return []
@@ -282,8 +283,14 @@ class LocalCommands:
         if self._several[0] != key:
             one = self._match_clean(said) or self._match_clauses(said)
             self._several = (key, moved(one) if one is not None and one.intent == MOVE
-                             else cut_into_commands(said, self._match_clean))
+                             else cut_into_commands(said, self._match_part))
         return list(self._several[1])
+
+    def _match_part(self, part: str) -> LocalMatch | None:
+        """One part of several: a command, whole or beside an aside ("oh i'm out of dish
+        soap put that on the list": the list's command, said again)."""
+        return self._match_clean(part) or next(iter(beside_an_aside(part, lambda rest: [m] if (
+            m := self._command(rest)) else [], self._command)), None)
 
     def _writes(self, commands: dict[str, LocalMatch]) -> bool:
         """Any of `commands` changes something ("Don't cancel it, just tell me how long is

@@ -3,7 +3,8 @@ eggs": "for"; "set timer to minutes": "two", before a unit of time only), tried 
 time, only when the words as written give no command. The pairs are the lexicon's
 `homophones` and `numbers_as_words`. And a first word whose start the recogniser cut off
 ("imer for ten minutes", "ncel the timer"): the command word it is the end of (lexicon
-`clipped_firsts`), when only one is."""
+`clipped_firsts`), when only one is. A dialect's words (`dialect_words`) are read all at once.
+"""
 
 from __future__ import annotations
 
@@ -19,8 +20,10 @@ def respelled(said: str, command: Callable[[str], LocalMatch | None]) -> LocalMa
     sounds = lexicon().names("homophones")
     words = said.split()
     whole = _unclipped(words[0]) if words else ""
-    if whole:
-        found = command(" ".join([whole, *words[1:]]))
+    dialect = lexicon().names("dialect_words")
+    plain = [dialect.get(w.lower(), w) for w in words]
+    for reading in ([whole, *words[1:]] if whole else [], plain if plain != words else []):
+        found = command(" ".join(reading)) if reading else None
         if found is not None:
             return found
     for at, word in enumerate(words):

@@ -15,11 +15,12 @@ from voiceagent.agent.outcome import Ref
 from voiceagent.errors import ToolError
 from voiceagent.intents import slots
 from voiceagent.intents.match import LocalMatch
+from voiceagent.intents.numbers import number_value
 from voiceagent.language import lexicon, tokens
 from voiceagent.language.spoken_time import clock_time
 from voiceagent.tools.words import numbers_in, spoken_duration
 
-__all__ = ["TIMER_FOLLOW_UPS", "said_of", "without_closing_words"]
+__all__ = ["TIMER_FOLLOW_UPS", "in_unit_of", "said_of", "without_closing_words"]
 
 Words = dict[str, str]
 
@@ -95,3 +96,14 @@ TIMER_FOLLOW_UPS: dict[str, Callable[[Words, list[Ref]], list[LocalMatch]]] = {
     "pause": _pause(False), "resume": _pause(True), "cancel_named": _cancel_named,
 }
 """follow_ups.yaml `follow` names -> the calls they make, from the {slot} words said."""
+
+
+def in_unit_of(timer: Ref, new: str) -> str:
+    """A bare number said for a timer ("No, 12." after "a timer for ten minutes") in the
+    largest unit of time its length is a whole number of; "" when `new` is no number."""
+    value = number_value(new)
+    if value is None or not timer.value:
+        return ""
+    units = sorted(lexicon().table("durations").items(), key=lambda kv: -float(kv[1][0]))
+    unit = next((name for name, row in units if timer.value % float(row[0]) == 0), "")
+    return f"{new} {unit}" if unit else ""

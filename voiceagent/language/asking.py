@@ -12,15 +12,19 @@ from voiceagent.language.lexicon import lexicon, tokens
 
 def is_request(text: str, said: Sequence[str]) -> bool:
     """`text` is a question or a request, not a remark: it ends with "?", opens with a
-    question's or a request's word (lexicon "question_openers", after a name or filler),
+    question's or a request's word (lexicon "question_openers", after a name or filler), or
+    its last clause does ("board's 31 inches, four cuts, how long is each piece"),
     with a number ("12 times 7"), or asks the assistant (lexicon "asking_to_do")."""
     lex = lexicon()
     if text.rstrip().endswith("?") or lex.has("asking_to_do", said):
         return True
     rest = content_words(said)
     first = rest[:1]
+    clauses = re.split(r"[,.;:!]\s+", text.strip())
+    last = content_words(tokens(clauses[-1])) if len(clauses) > 1 else rest
     return not rest or bool(re.fullmatch(r"\d.*", first[0])) or first[0] in lex.words(
-        "number_words") or any(lex.is_one("question_openers", rest[:n]) for n in (1, 2))
+        "number_words") or any(lex.is_one("question_openers", words[:n])
+                               for words in (rest, last) for n in (1, 2))
 
 
 def is_remark(said: Sequence[str]) -> bool:

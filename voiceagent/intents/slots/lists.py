@@ -13,7 +13,9 @@ def items(text: str) -> Args | None:
     low = said.lower()
     if (not said or is_term("anaphora", low) or is_term("note_down", text)
             or lexicon().is_one("particles", low) or len(said.split()) > 12
-            or lexicon().has("item_stop", low) or any(
+            or lexicon().has("item_stop", low) or lexicon().is_one("wh_words", low.split()[:1])
+            or lexicon().is_one("adding_verbs", low.split()[-1:])  # "dish soap put that on"
+            or any(
                 lexicon().is_one("correction", tokens(part.split()[0]))
                 for part in low.split(",")[1:] if part.split())):
         return None  # "milk, no sorry, add eggs": a correction, not an item
