@@ -49,6 +49,9 @@ class Matcher:
     def several(self, text: str) -> list[Match]:
         return []
 
+    def question_beside(self, text: str) -> None:
+        return None
+
 
 @pytest.fixture
 def tools(tmp_path: Path):

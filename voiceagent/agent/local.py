@@ -47,6 +47,10 @@ class LocalMatcher(Protocol):
         """Whole commands said in one breath ("... and add milk to my list"), or []."""
         ...
 
+    def question_beside(self, text: str) -> tuple[str, str] | None:
+        """(the commands, the question for the model) of a request that joins both."""
+        ...
+
 
 def answer_locally(turn: Turn, local: LocalMatcher, history: Sequence[Message],
                    enabled: Container[str]) -> TurnResult | None:

@@ -117,6 +117,15 @@ class Agent:
         self.events.emit(UserText(user_text))
         user_text = unbroken(user_text)  # "set a t- a timer": what the user meant to say
         if self.local is not None:
+            beside = self.local.question_beside(user_text)
+            if beside is not None:  # the commands here, then the question to the model
+                commands, question = beside
+                done = answer_locally(self._turn(history, commands, on_text, cancel, doubtful),
+                                      self.local, history, self.tools)
+                if done is not None and done.stop == "done":
+                    after = (*history, *done.messages)
+                    asked = self._turn(after, question, on_text, cancel, doubtful)
+                    return _both(done, ModelTurn(self, asked, after).run())
             turn = self._turn(history, user_text, on_text, cancel, doubtful)
             answered = answer_locally(turn, self.local, history, self.tools)
             if answered is not None:
@@ -214,3 +223,9 @@ class Agent:
         policy = CallPolicy(self.tools, said, doubtful, self.approve, on_error=on_error)
         return Turn(tools=self.tools, events=self.events, policy=policy,
                     voice=Voice(on_text, facts, on_held), user_text=user_text, cancel=cancel)
+
+
+def _both(first: TurnResult, then: TurnResult) -> TurnResult:
+    """Two turns of one request as one: the commands done here, then the model's answer."""
+    return TurnResult(f"{first.answer} {then.answer}".strip(), [*first.messages, *then.messages],
+                      then.stop, [*first.tool_calls, *then.tool_calls], then.usage, then.error)

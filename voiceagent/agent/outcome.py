@@ -13,11 +13,13 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 Kind = Literal["timer", "alarm", "list", "note", "number", "clock"]
-Action = Literal["made", "added", "removed", "cleared", "read", "cancelled", "offered"]
+Action = Literal["made", "added", "removed", "cleared", "read", "cancelled", "offered",
+                 "converted"]
 """made: a timer, alarm, note or number was created; added/removed: list items; cleared: a
 whole list emptied; read: shown to the user (the clock's: the place asked about, as
 `label`); cancelled: a timer or alarm stopped; offered:
-named in a question back to the user ("Which one? You have ...")."""
+named in a question back to the user ("Which one? You have ..."); converted: a time of day
+told in another place (`label` the place, `items` the time and where it was)."""
 
 
 @dataclass(frozen=True)

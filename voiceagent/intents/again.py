@@ -37,6 +37,12 @@ def asked_again(new: str, refs: list[Ref]) -> list[LocalMatch]:
     if not said:  # "how many days until then": the day the clock was just asked about
         return [LocalMatch("time_again", "get_time", {"place": clocks[0].label})] if (
             clocks and clocks[0].label) else []
+    if clocks and clocks[0].action == "converted":  # the same time, in another place
+        time, source = clocks[0].items
+        return [] if number_value(said) is not None else [LocalMatch(
+            "time_again", "convert_time",
+            {"to_place": said} | ({"time": time} if time else {})
+            | ({"from_place": source} if source else {}))]
     if clocks:  # the clock tool reads the place (or a day) and fails on what is neither
         return [] if number_value(said) is not None else [
             LocalMatch("time_again", "get_time", {"place": _in_year_of(said, clocks[0])})]

@@ -26,14 +26,22 @@ from voiceagent.intents.follow_up import GIVE_WAY, FollowUps, last_refs, made_be
 from voiceagent.intents.list_follow_ups import only_named
 from voiceagent.intents.match import LocalMatch
 from voiceagent.intents.naming import with_name
-from voiceagent.intents.normalize import clean, opened
-from voiceagent.intents.several import JOIN, MOVE, cut_into_commands, moved
+from voiceagent.intents.normalize import clean
+from voiceagent.intents.several import (
+    JOIN,
+    MOVE,
+    beside_a_question,
+    cut_into_commands,
+    for_the_model,
+    moved,
+)
 from voiceagent.intents.sounds_alike import respelled
+from voiceagent.intents.told import told_in_the_same_breath
 from voiceagent.language import lexicon, tokens
 from voiceagent.language.data_file import load_data
 from voiceagent.language.plural import singular
 from voiceagent.ports import Clock
-from voiceagent.tools.words import SMALL, numbers_in
+from voiceagent.tools.words import SMALL
 from voiceagent.wallclock import SystemClock
 
 log = logging.getLogger(__name__)
@@ -167,7 +175,7 @@ class LocalCommands:
                 return self._follow_ups.calls(_POINTING.sub(items, rest, count=1), history)
         if len(clauses) < 2:
             return self._follow_up_beside_an_aside(text, history)
-        told = self._told_in_the_same_breath(text, clauses[-1])
+        told = told_in_the_same_breath(text, clauses[-1], self.match, self._follow_ups.on_told)
         if told:
             return told
         found = [m for m in (self._follow_ups.calls(c, history) for c in clauses) if m]
@@ -179,7 +187,7 @@ class LocalCommands:
         ("the hotel is 250 kilometres from the airport how far is that in miles"), or said
         beside a remark ("nah take the monster off my mom's gonna kill me")."""
         for _first, rest in unpunctuated_cuts(text):
-            told = self._told_in_the_same_breath(text, rest)
+            told = told_in_the_same_breath(text, rest, self.match, self._follow_ups.on_told)
             if told:
                 return told
         return beside_an_aside(text, lambda part: self._follow_ups.calls(part, history),
@@ -188,37 +196,6 @@ class LocalCommands:
     def _command(self, said: str) -> LocalMatch | None:
         found = self._match_clean(clean(said))
         return found if found is not None and found.tool is not None else None
-
-    def _told_in_the_same_breath(self, text: str, last: str) -> list[LocalMatch]:
-        """"I need prunes, put them on my shopping list", "The pasta needs eleven minutes,
-        set a timer for that": the last clause points at what the words before it told,
-        when those are no question and no command of their own. Only a clause with a
-        pointing word is tried: the others are no follow-up of this kind."""
-        told = text[:text.rfind(last)].strip(" ,;")
-        said = opened(last)[1]
-        amounts = re.findall(r"(\d+(?:\.\d+)?)(?:\s+([a-z]+))?", numbers_in(told.lower()))
-        total = (len(amounts) > 1 and lexicon().has("totals", said)  # "... and 380 in
-                 and not re.search(r"\d", numbers_in(said))  # snacks whats the total"
-                 and not lexicon().has("each_words", told))  # "2 ounces each": a product
-        if (not said or told.endswith("?") or not (_POINTING.search(said) or total)
-                or self.match(told) is not None):
-            return []
-        if total:  # the amounts told, added up
-            return [LocalMatch("told_total", "calculate",
-                               {"expression": " + ".join(a for a, _unit in amounts)})]
-        found = self._follow_ups.on_told(said, told)
-        if found or len(amounts) != 1:
-            return found
-        # a sum on the one amount told: "The dinner was 84 dollars, split it four ways.";
-        # a conversion of it, in the unit it was told in: "the hotel is 250 kilometres from
-        # the airport how far is that in miles"
-        amount, unit = amounts[0]
-        tries = [(f"{amount} {unit}", "convert_units")] if unit else []
-        for told_as, tool in [*tries, (amount, "calculate")]:
-            done = self.match(_POINTING.sub(told_as, said, count=1))
-            if done is not None and done.tool == tool:
-                return [done]
-        return []
 
     def match(self, text: str) -> LocalMatch | None:
         """The command in `text`, or None: send it to the LLM unchanged (or, for a move,
@@ -254,6 +231,8 @@ class LocalCommands:
             return next(iter(beside_an_aside(said, lambda part: [m] if (
                 m := self._command(part)) else [], self._command)), None)
         results = [self._match_clean(c) for c in clauses]
+        if any(r is None and for_the_model(c) for r, c in zip(results, clauses, strict=True)):
+            return None  # "how long should i let it rest, and kill the first timer": both
         last = results[-1]
         if (last is not None and last.tool is not None
                 and lexicon().has("correction", " ".join(clauses[:-1]))):
@@ -285,6 +264,17 @@ class LocalCommands:
             self._several = (key, moved(one) if one is not None and one.intent == MOVE
                              else cut_into_commands(said, self._match_part))
         return list(self._several[1])
+
+    def question_beside(self, text: str) -> tuple[str, str] | None:
+        """(the commands, the question) of a request that joins commands and a question on
+        no topic here, for the model ("what kind of wine goes with ribeye and stick a bottle
+        of malbec on the shopping list"); None when the templates take it whole, or it is
+        not two such parts."""
+        said = clean(text)
+        if not JOIN.search(said) or self.match(said) is not None or self.several(said):
+            return None
+        return beside_a_question(said, lambda part: bool(
+            self._command(part) or self.several(part)), for_the_model)
 
     def _match_part(self, part: str) -> LocalMatch | None:
         """One part of several: a command, whole or beside an aside ("oh i'm out of dish

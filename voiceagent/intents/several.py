@@ -17,8 +17,10 @@ from voiceagent.intents.list_follow_ups import on_the_list
 from voiceagent.intents.match import LocalMatch
 from voiceagent.intents.normalize import clean
 from voiceagent.language import lexicon, tokens
+from voiceagent.language.asking import is_request
 from voiceagent.language.numbers import NUMBER, numbers_in
 from voiceagent.language.spoken_time import UNIT_WORDS
+from voiceagent.language.topics import topics_of
 
 JOIN = re.compile(rf"\s*[,.;!?]\s+(?:(?:{lexicon().regex('joins')})\b\s*)?"
                   rf"|\s+(?:{lexicon().regex('joins')})\s+", re.I)
@@ -117,6 +119,33 @@ def _in_unit_before(part: str, previous: LocalMatch | None) -> str:
     if len(units) != 1 or bare is None or re.search(rf"\b(?:{UNIT_WORDS})\b", words):
         return part
     return f"{words[:bare.end()]} {units[0]}{words[bare.end():]}"
+
+
+def beside_a_question(said: str, command: Callable[[str], bool],
+                      for_the_model: Callable[[str], bool]) -> tuple[str, str] | None:
+    """(the commands, the question) when `said` joins a question only the model answers and
+    commands the templates do ("what's a good internal temperature for a medium rare steak
+    and set a timer for four minutes"), in either order; None otherwise."""
+    for join in JOIN.finditer(said):
+        first, rest = clean(said[:join.start()]), clean(said[join.end():])
+        for question, commands in ((first, rest), (rest, first)):
+            if question and commands and for_the_model(question) and command(commands):
+                return commands, question
+    return None
+
+
+def for_the_model(part: str) -> bool:
+    """`part` asks something of no topic a tool serves or that nothing here does: the model
+    answers it ("how long should i let it rest")."""
+    said = tokens(part)
+    known = topics_of()
+    return (len(said) >= QUESTION_WORDS and is_request(part, said) and known.cannot(part) is None
+            and not any(t.served for t in known.about(part))
+            and not lexicon().is_one("checks_done", said))  # "did you get that?": a read
+
+
+QUESTION_WORDS = 3
+"""The fewest words of a question said beside a command."""
 
 
 MOVE = "list_move"

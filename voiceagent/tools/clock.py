@@ -180,7 +180,7 @@ def make_tools(clock: Clock) -> list[Tool]:
 
     @tool(speaks_result=True, grounded=("time", "from_place", "to_place"), retried=False,
           asks={"to_place": say("ask_place")})
-    def convert_time(to_place: str, time: str = "", from_place: str = "") -> str:
+    def convert_time(to_place: str, time: str = "", from_place: str = "") -> Outcome:
         """A time of day in one place as the time in another ("if it's 10 pm in California,
         what time is it in Alabama?"), or how many hours apart two places' clocks are.
 
@@ -189,22 +189,26 @@ def make_tools(clock: Clock) -> list[Tool]:
             time: the time of day the user said, e.g. '10 pm'; empty for the difference.
             from_place: where that time is (a city, country or time zone); empty for here.
         """
+        # what was asked, for "and for tom in san francisco?" (intents/again.py)
+        asked = (Ref("clock", "converted", label=to_place.strip(),
+                     items=(time.strip(), from_place.strip())),)
         now = clock.now()
         here = now.tzinfo
         source = now if is_here(from_place) else now.astimezone(find_zone(from_place))
         target = here if is_here(to_place) else find_zone(to_place)
         if not time.strip():  # how far apart, and the time there now
             there = source.astimezone(target)
-            return " ".join([_apart(source, there, there=_at(to_place), source=_at(from_place)),
-                             say("now_there", there=capitalised(_at(to_place)),
-                                 time=spoken_time(there))])
+            return Outcome(" ".join([
+                _apart(source, there, there=_at(to_place), source=_at(from_place)),
+                say("now_there", there=capitalised(_at(to_place)), time=spoken_time(there))]),
+                asked)
         moment = next_time(time, source)
         there = moment.astimezone(target)
         shift = (there.date() - moment.date()).days
-        return say("time_elsewhere", time=spoken_time(moment), there_time=spoken_time(there),
-                   source=_at(from_place), there=_at(to_place),
-                   day=say("day_after") if shift > 0 else say("day_before") if shift < 0
-                   else "")
+        return Outcome(say("time_elsewhere", time=spoken_time(moment),
+                           there_time=spoken_time(there), source=_at(from_place),
+                           there=_at(to_place), day=say("day_after") if shift > 0
+                           else say("day_before") if shift < 0 else ""), asked)
 
     return [get_time, convert_time]
 

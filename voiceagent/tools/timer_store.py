@@ -26,7 +26,7 @@ from typing import Literal
 
 from voiceagent.agent.outcome import Action, Ref
 from voiceagent.atomic import write_atomic
-from voiceagent.language import say
+from voiceagent.language import lexicon, say
 from voiceagent.ports import Clock
 from voiceagent.tools.days import spoken_time
 from voiceagent.tools.words import spoken_duration
@@ -265,3 +265,13 @@ class Bell:
             with timers.changed:
                 timers.changed.wait_for(lambda: self._stopped or timers.dirty,
                                         timeout=max(0.0, wait))
+
+
+def nth_started(entries: list[Entry], word: str) -> list[Entry]:
+    """The one of `entries` that `word` names by when it was started ("the first timer",
+    "the last one": lexicon `in_order`), alone in a list; [] when it names none."""
+    at = {w: int(n) for w, n in lexicon().values("in_order").items()}.get(word)
+    if at is None or abs(at) > len(entries):
+        return []
+    started = sorted(entries, key=lambda e: e.due - e.seconds)
+    return [started[at - 1 if at > 0 else at]]

@@ -24,7 +24,8 @@ from voiceagent.language.spoken_time import (
     spoken_duration,
 )
 from voiceagent.tools.days import next_day, spoken_date, spoken_time
-from voiceagent.tools.timer_store import Entry, Timers, new_id
+from voiceagent.tools.lists import spoken_join
+from voiceagent.tools.timer_store import Entry, Timers, new_id, nth_started
 
 __all__ = ["MAX_SECONDS", "NIGHT_ENDS", "alarm_due", "alarm_or_reminder_due", "clean_label",
            "make_tools", "said_day", "spoken_length", "timer_label"]
@@ -378,12 +379,14 @@ def make_tools(timers: Timers) -> list[Tool]:
             chosen = candidates
         elif not wanted:
             chosen = candidates if len(candidates) == 1 else []
+        elif len(candidates) > 1 and (nth := nth_started(candidates, wanted)):
+            chosen = nth  # "kill the first timer"
         else:
             chosen = [e for e in candidates if e.label == wanted] or [
                 e for e in candidates if wanted in e.name(timers.clock).lower()]
         if not chosen:
             names = [f"the {e.name(timers.clock)}" for e in entries]  # an answer, not an error
-            have = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+            have = spoken_join(names)
             offered = tuple(e.ref("offered") for e in entries)
             if not candidates:
                 what = " or ".join(sorted(kinds)) or "timer or alarm"
@@ -392,8 +395,6 @@ def make_tools(timers: Timers) -> list[Tool]:
             return Outcome(f"Which one? You have {have}.", offered)
         chosen = timers.remove(chosen)
         gone = [f"the {e.name(timers.clock)}" for e in chosen]
-        return Outcome("Cancelled " + (gone[0] if len(gone) == 1
-                                       else ", ".join(gone[:-1]) + " and " + gone[-1]) + ".",
-                       tuple(e.ref("cancelled") for e in chosen))
+        return Outcome(f"Cancelled {spoken_join(gone)}.", tuple(e.ref("cancelled") for e in chosen))
 
     return [set_timer, set_alarm, list_timers, cancel_timer, pause_timer]
