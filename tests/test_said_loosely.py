@@ -71,6 +71,13 @@ def test_a_start_taken_back_and_words_said_twice(said, meant):
     (["oh and set one for noon on saturday for the farmers market"], "12:00 PM on Saturday"),
     (["wake me at quarter past seven", "and another one at half six to put the bins out"],
      "6:30 AM"),
+    (["start a 25 minute focus timer",
+      "my brain's fried cancel the focus timer and just give me a five minute break"],
+     "timer set for 5 minutes: break"),
+    (["my standup's at 9 30 am new york time what's that for the team in berlin"],
+     "in berlin"),
+    (["put butter, bread and eggs on the shopping list",
+      "hang on, don't add butter, add margarine, my brother's vegan"], "added margarine"),
 ])
 def test_said_loosely_and_answered_here(tools, turns, heard):  # noqa: F811
     s = Session(tools)

@@ -178,7 +178,10 @@ class LocalCommands:
         told = told_in_the_same_breath(text, clauses[-1], self.match, self._follow_ups.on_told)
         if told:
             return told
-        found = [m for m in (self._follow_ups.calls(c, history) for c in clauses) if m]
+        pairs = [f"{a}, {b}" for a, b in zip(clauses, clauses[1:], strict=False)]
+        found = [m for m in (self._follow_ups.calls(c, history) for c in clauses) if m] or [
+            m for m in (self._follow_ups.calls(p, history) for p in pairs) if m]  # "hang on,
+        # don't add butter, add margarine": one follow-up over two clauses
         return found[0] if len(found) == 1 else []
 
     def _follow_up_beside_an_aside(self, text: str, history: Sequence[Message]
