@@ -1196,6 +1196,19 @@ def test_a_number_worked_out_of_the_users_amounts_comes_from_a_tool(tools):
     assert model.requests[1].tool_choice == ("calculate", "convert_units")
 
 
+def test_a_number_worked_out_of_amounts_asked_in_words_comes_from_a_tool_too(tools):
+    """ "if i ran ten k in fifty two minutes what's my pace per kilometre": no sum's word, so
+    the model was offered no tool, and said "2.04 km/min"; asked again, the sums' tools are
+    required."""
+    model = ScriptedChatModel().enqueue("Your pace per kilometre is 2.04 km/min.")
+    model.enqueue(calls(("calculate", {"expression": "52 / 10"})))
+    model.enqueue("About 5.2 minutes per kilometre.")
+    _result, spoken = run(model, tools,
+                          "if i ran ten k in fifty two minutes what's my pace per kilometre")
+    assert "2.04" not in spoken and "5.2" in spoken
+    assert model.requests[1].tool_choice == ("calculate", "convert_units")
+
+
 @pytest.mark.parametrize("said, answer", [
     # the user's own numbers said back are no number made up
     ("i have 3 kids and 2 dogs, any tips for a calm morning",

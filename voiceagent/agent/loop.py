@@ -53,7 +53,7 @@ from voiceagent.errors import ChatError
 from voiceagent.language import lexicon, tokens
 from voiceagent.language.numbers import amounts_in
 from voiceagent.language.people import people_known
-from voiceagent.language.restarts import unbroken
+from voiceagent.language.restarts import meant
 from voiceagent.language.topics import SUM_AMOUNTS, Topic, topics_of
 from voiceagent.ports import Approver, ChatModel
 
@@ -115,7 +115,7 @@ class Agent:
         cancel = cancel or threading.Event()
         history = tuple(history)
         self.events.emit(UserText(user_text))
-        user_text = unbroken(user_text)  # "set a t- a timer": what the user meant to say
+        user_text = meant(user_text)  # "set a t- a timer", "... no, not tomorrow, friday"
         if self.local is not None:
             beside = self.local.question_beside(user_text)
             if beside is not None:  # the commands here, then the question to the model
@@ -207,7 +207,8 @@ class Agent:
                       answering=bool(said.answering),
                       no_answers=no_answers(history, user_text),
                       request=user_text,
-                      worked=any(t.numbers for t in about) and amounts_in(
+                      worked=(any(t.numbers for t in about) or lexicon().has(  # "if i ran
+                          "wh_words", tokens(user_text))) and amounts_in(  # 10 k in 52 min
                           user_text, tokens(user_text), known.number_words) >= SUM_AMOUNTS,
                       people=people_known(user_text, said.earlier),
                       tool_names=frozenset(n for n in self.tools.names if "_" in n),

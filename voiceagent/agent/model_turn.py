@@ -25,6 +25,7 @@ from voiceagent.agent.spoken import (
     HANDS_BACK,
     REFUSES_OTHER,
     REPEATS_EARLIER,
+    SUMS,
     with_note,
     words_note,
 )
@@ -204,11 +205,13 @@ class ModelTurn:
                                          tools=", ".join(tools))
             voice.facts.served = False
         elif claimed:
-            if not tools:
+            served = {t.name: t.tools for t in known.topics if t.served}
+            if not tools and SUMS in claimed:  # a number worked out of the user's amounts
+                tools = [t for t in served[SUMS] if t in self.a.tools]  # in words ("if i ran
+            if not tools:  # 10 k in 52 minutes what's my pace": asked in no sum's words)
                 return self._plain()
             # the tools of what was claimed, when the request speaks of more ("at what time
             # have you set alarm for me": the timers' state claimed, not the clock's)
-            served = {t.name: t.tools for t in known.topics if t.served}
             tools = [t for t in self._tools_for_request(when_too=True)
                      if any(t in served.get(n, ()) for n in claimed)] or tools
             self.retry_note = tell_model("use_tool", tools=", ".join(tools))

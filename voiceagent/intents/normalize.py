@@ -13,7 +13,7 @@ import re
 
 from voiceagent.language import lexicon
 from voiceagent.language.lexicon import alternation
-from voiceagent.language.restarts import said_once, started_again, unbroken
+from voiceagent.language.restarts import said_instead, said_once, started_again, unbroken
 
 _LEX = lexicon()
 
@@ -33,6 +33,7 @@ _STARTS = alternation(term for name in ("request_asides", "addresses", "request_
 _LEADING = re.compile(rf"^(?:{_STARTS})\b[,.!]?\s+", re.I)
 _TRAILING = re.compile(rf"[,\s]+(?:{_LEX.regex('request_tails')})$", re.I)
 _TAKEN_BACK = _LEX.regex("correction")
+_NOT = _LEX.regex("instead_of")
 _PAUSED = re.compile(rf",\s*(?:{_LEX.regex('paused_fillers')})\s*,", re.I)
 _EDGE = "\"'.,!?;:…-–— \t\n"
 
@@ -50,6 +51,7 @@ def opened(text: str) -> tuple[str, str]:
     t = text.replace("\u2019", "'").replace("\u2018", "'")
     t = unbroken(" ".join(t.split()))
     t = started_again(said_once(_PAUSED.sub(",", _HESITATION.sub("", t))), _TAKEN_BACK)
+    t = said_instead(t, _TAKEN_BACK, _NOT)
     t = _ANYWHERE.sub(" ", t)
     t = " ".join(t.split()).strip(_EDGE)
     dropped: list[str] = []

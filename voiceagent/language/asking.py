@@ -13,7 +13,8 @@ from voiceagent.language.lexicon import lexicon, tokens
 def is_request(text: str, said: Sequence[str]) -> bool:
     """`text` is a question or a request, not a remark: it ends with "?", opens with a
     question's or a request's word (lexicon "question_openers", after a name or filler), or
-    its last clause does ("board's 31 inches, four cuts, how long is each piece"),
+    its last clause does ("board's 31 inches, four cuts, how long is each piece"), or it
+    asks after a condition ("if i ran ten k in fifty two minutes what's my pace"),
     with a number ("12 times 7"), or asks the assistant (lexicon "asking_to_do")."""
     lex = lexicon()
     if text.rstrip().endswith("?") or lex.has("asking_to_do", said):
@@ -22,6 +23,8 @@ def is_request(text: str, said: Sequence[str]) -> bool:
     first = rest[:1]
     clauses = re.split(r"[,.;:!]\s+", text.strip())
     last = content_words(tokens(clauses[-1])) if len(clauses) > 1 else rest
+    if lex.is_one("conditionals", rest[:1]) and lex.has("wh_words", said):
+        return True  # "if i ran ten k in fifty two minutes what's my pace"
     return not rest or bool(re.fullmatch(r"\d.*", first[0])) or first[0] in lex.words(
         "number_words") or any(lex.is_one("question_openers", words[:n])
                                for words in (rest, last) for n in (1, 2))

@@ -2,7 +2,8 @@
 "set a t- a timer for f- fifteen" -> "set a timer for fifteen", "and an al- an alarm for
 s- six thirty" -> "and an alarm for six thirty", "s-s-six" -> "six"; and a start taken back
 before the request is said ("add, no wait, put butter on the list"); and words said again
-after a pause ("what's, what's the time", "for the, the scones").
+after a pause ("what's, what's the time", "for the, the scones"); and a word or two taken
+back at the end and put in place ("wake me up tomorrow at seven. no, not tomorrow, friday").
 
 A broken-off word is a word's first letters and a hyphen, the word itself said within the
 next two words; the words said again after it ("a t- a timer") are kept once. A hyphen that
@@ -13,6 +14,8 @@ no break: the letters before it do not start what follows.
 from __future__ import annotations
 
 import re
+
+from voiceagent.language.lexicon import lexicon
 
 _IN_WORD = re.compile(r"\b([a-z]{1,3})-(?:\1-)*(?=\1)", re.I)
 """A stammer written inside the word: "s-s-six", "tw-twelve"."""
@@ -61,12 +64,38 @@ def _without_restart(before: list[str], after: list[str]) -> list[str]:
 
 
 def started_again(text: str, taking_back: str) -> str:
-    """`text` from where it starts again after its first word or two were taken back by a
-    correction (`taking_back`, a regular expression): "add, no wait, put butter on the
-    shopping list" -> "put butter on the shopping list". What follows must be longer than
-    what was taken back: "milk, no sorry, eggs" corrects an item, and stays whole."""
-    found = re.match(rf"^\s*((?:\S+\s+)?\S+?),\s*(?:(?:{taking_back})\b[\s,.]*)+", text, re.I)
+    """`text` from where it starts again after its first word was taken back by a correction
+    (`taking_back`, a regular expression): "add, no wait, put butter on the shopping list" ->
+    "put butter on the shopping list". What follows must be longer than what was taken back:
+    "milk, no sorry, eggs" corrects an item, and stays whole; "add milk, not the oat milk"
+    too."""
+    found = re.match(rf"^\s*(\S+?),\s*(?:(?:{taking_back})\b[\s,.]*)+", text, re.I)
     if (found is None or len(text[found.end():].split()) <= len(found[1].split())
             or re.fullmatch(rf"(?:{taking_back})", found[1], re.I)):
         return text  # "no, wait, make it twelve": the correction is the request's own
     return text[found.end():]
+
+
+def said_instead(text: str, taking_back: str, negation: str) -> str:
+    """`text` with what its end takes back put in its place: "wake me up tomorrow at seven.
+    no, not tomorrow, friday" -> "wake me up friday at seven", "put limes and coarse salt on
+    the party list, no wait not coarse salt, flaky salt" -> "... flaky salt on the party
+    list" (`taking_back`, `negation`: regular expressions). `text` itself when what is taken
+    back was not said before it, or said twice."""
+    found = re.search(
+        rf"[,.;!]?\s+(?:(?:{taking_back})\b[\s,.]*)*(?:{negation})\s+(?P<old>[^,.;]+?)[,.;]\s*"
+        rf"(?:(?:{taking_back})\s+)?(?P<new>[^,.;]+?)[.!]?$", text, re.I)
+    if found is None:
+        return text
+    head = text[:found.start()]
+    said = list(re.finditer(rf"\b{re.escape(found['old'])}\b", head, re.I))
+    if len(said) != 1:
+        return text
+    return f"{head[:said[0].start()]}{found['new']}{head[said[0].end():]}"
+
+
+def meant(text: str) -> str:
+    """What the user meant to say: broken-off words said once, and what the end of `text`
+    takes back put in its place (the lexicon's `correction` and `instead_of`)."""
+    lex = lexicon()
+    return said_instead(unbroken(text), lex.regex("correction"), lex.regex("instead_of"))
