@@ -30,6 +30,12 @@ from voiceagent.language.topics import topics_of
     ("cancel the timer. not the pasta timer, the other one",
      "cancel the timer. not the pasta timer, the other one"),
     ("add milk, not the oat milk, the normal one", "add milk, not the oat milk, the normal one"),
+    # a value taken back as soon as it was said, and said again
+    ("set an alarm for seven, wait, no, half seven tomorrow",
+     "set an alarm for half seven tomorrow"),
+    ("actually, hmm, make it quarter past, sorry, quarter past seven",
+     "make it quarter past seven"),
+    ("add eggs to the list, no wait, the shopping list", "add eggs to the shopping list"),
 ])
 def test_a_start_taken_back_and_words_said_twice(said, meant):
     assert clean(said) == meant
@@ -128,6 +134,17 @@ def test_a_note_and_an_alarm_in_one_breath_are_both_done(tools):  # noqa: F811
 def test_what_is_usual_is_general_knowledge(said, refused):
     """What is usual is no live state: the model answers it, the forecast it cannot."""
     assert (topics_of().cannot(said) is not None) == refused
+
+
+def test_after_a_question_and_a_command_the_command_is_the_last_exchange(tools):  # noqa: F811
+    """"set another four minutes for the other side" points at the timer set beside the
+    question, not at the question (the weather's, by "temperature")."""
+    s = Session(tools)
+    s.model.enqueue("About 130 degrees Fahrenheit.")
+    s.say("what's a good internal temperature for a medium rare steak and set a timer for four "
+          "minutes")
+    assert "timer set for 4 minutes" in s.say(
+        "flipping it now, set another four minutes for the other side").lower()
 
 
 def test_a_question_and_a_command_in_one_breath_are_both_answered(tools):  # noqa: F811

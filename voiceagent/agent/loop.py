@@ -228,5 +228,6 @@ class Agent:
 
 def _both(first: TurnResult, then: TurnResult) -> TurnResult:
     """Two turns of one request as one: the commands done here, then the model's answer."""
-    return TurnResult(f"{first.answer} {then.answer}".strip(), [*first.messages, *then.messages],
+    return TurnResult(f"{first.answer} {then.answer}".strip(),  # the commands last: what
+                      [*then.messages, *first.messages],  # "another four minutes" points at
                       then.stop, [*first.tool_calls, *then.tool_calls], then.usage, then.error)

@@ -13,7 +13,13 @@ import re
 
 from voiceagent.language import lexicon
 from voiceagent.language.lexicon import alternation
-from voiceagent.language.restarts import said_instead, said_once, started_again, unbroken
+from voiceagent.language.restarts import (
+    said_instead,
+    said_once,
+    started_again,
+    unbroken,
+    value_said_again,
+)
 
 _LEX = lexicon()
 
@@ -34,6 +40,7 @@ _LEADING = re.compile(rf"^(?:{_STARTS})\b[,.!]?\s+", re.I)
 _TRAILING = re.compile(rf"[,\s]+(?:{_LEX.regex('request_tails')})$", re.I)
 _TAKEN_BACK = _LEX.regex("correction")
 _NOT = _LEX.regex("instead_of")
+_VALUE_HEADS = _LEX.regex("value_heads")
 _PAUSED = re.compile(rf",\s*(?:{_LEX.regex('paused_fillers')})\s*,", re.I)
 _EDGE = "\"'.,!?;:…-–— \t\n"
 
@@ -50,8 +57,9 @@ def opened(text: str) -> tuple[str, str]:
     say that the request goes on from the last one (intents/follow_up.py reads them)."""
     t = text.replace("\u2019", "'").replace("\u2018", "'")
     t = unbroken(" ".join(t.split()))
-    t = started_again(said_once(_PAUSED.sub(",", _HESITATION.sub("", t))), _TAKEN_BACK)
-    t = said_instead(t, _TAKEN_BACK, _NOT)
+    t = started_again(said_once(_PAUSED.sub(",", _HESITATION.sub("", t)), _TAKEN_BACK),
+                      _TAKEN_BACK)
+    t = value_said_again(said_instead(t, _TAKEN_BACK, _NOT), _TAKEN_BACK, _VALUE_HEADS)
     t = _ANYWHERE.sub(" ", t)
     t = " ".join(t.split()).strip(_EDGE)
     dropped: list[str] = []

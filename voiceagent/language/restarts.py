@@ -38,14 +38,12 @@ def unbroken(text: str) -> str:
     return " ".join(kept)
 
 
-_SAID_AGAIN = re.compile(r"\b((?:[\w']+\s+)?[\w']+),\s+\1\b", re.I)
-"""A word or two said, a pause, and said again: the first saying is dropped."""
-
-
-def said_once(text: str) -> str:
-    """`text` with what was said again after a pause said once: "what's, what's 220
-    celsius" -> "what's 220 celsius"."""
-    return _SAID_AGAIN.sub(r"\1", text)
+def said_once(text: str, taking_back: str = "") -> str:
+    """`text` with what was said again after a pause (and a correction, `taking_back`: a
+    regular expression) said once: "what's, what's 220 celsius" -> "what's 220 celsius",
+    "make it quarter past, sorry, quarter past seven" -> "make it quarter past seven"."""
+    back = rf"(?:(?:{taking_back})\b[\s,]*)*" if taking_back else ""
+    return re.sub(rf"\b((?:[\w']+\s+){{0,2}}[\w']+),\s+{back}\1\b", r"\1", text, flags=re.I)
 
 
 def _broken(word: str, after: list[str]) -> bool:
@@ -74,6 +72,15 @@ def started_again(text: str, taking_back: str) -> str:
             or re.fullmatch(rf"(?:{taking_back})", found[1], re.I)):
         return text  # "no, wait, make it twelve": the correction is the request's own
     return text[found.end():]
+
+
+def value_said_again(text: str, taking_back: str, heads: str) -> str:
+    """`text` with a value taken back right after it was said, and said again ("set an alarm
+    for seven, wait, no, half seven tomorrow" -> "set an alarm for half seven tomorrow"):
+    a word or two after a word that takes a value (`heads`: "for", "at"), a pause, then a
+    correction (`taking_back`); regular expressions."""
+    return re.sub(rf"\b({heads}),?\s+[\w']+(?:\s+[\w']+)?,\s*(?:(?:{taking_back})\b[\s,]*)+"
+                  rf"(?=\w)", r"\1 ", text, flags=re.I)
 
 
 def said_instead(text: str, taking_back: str, negation: str) -> str:
