@@ -122,7 +122,9 @@ class Agent:
                 commands, question = beside
                 done = answer_locally(self._turn(history, commands, on_text, cancel, doubtful),
                                       self.local, history, self.tools)
-                if done is not None and done.stop == "done":
+                if done is not None and done.stop != "done":
+                    return done  # cancelled, or misheard: the question waits for the user
+                if done is not None:
                     after = (*history, *done.messages)
                     asked = self._turn(after, question, on_text, cancel, doubtful)
                     return _both(done, ModelTurn(self, asked, after).run())
