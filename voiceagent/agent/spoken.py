@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from voiceagent.language import lexicon, tell_model, tokens
 from voiceagent.language.asking import asks_only, is_remark, skip_fillers
-from voiceagent.language.numbers import numbers_in
+from voiceagent.language.numbers import NUMBER, numbers_in
 from voiceagent.language.people import keeper, states_of
 from voiceagent.language.plural import singular
 from voiceagent.language.topics import DONE, GRANT_ECHO, Topic, find_terms, topics_of
@@ -281,14 +281,13 @@ DECLINES_SERVED = "declines what a tool here does"
 
 SUMS = "sums"
 """The topic whose tools work amounts out (topics.yaml)."""
-_NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 
 def _unworked(sentence: str, facts: Facts) -> bool:
     """`sentence` states a number (other than 0 or 1, said in passing: "one of them") that
     neither the user nor a tool said."""
     def numbers(text: str) -> set[float]:
-        return {float(n) for n in _NUMBER.findall(numbers_in(text.lower().replace(",", "")))}
+        return {float(n) for n in re.findall(NUMBER, numbers_in(text.lower().replace(",", "")))}
 
     known = set().union(*map(numbers, facts.known)) if facts.known else set()
     return bool(numbers(sentence) - known - {0.0, 1.0})

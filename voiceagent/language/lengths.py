@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import re
 
-from voiceagent.language.numbers import numbers_in
+from voiceagent.language.numbers import NUMBER, numbers_in
 from voiceagent.language.spoken_time import UNITS, duration
 
 LONGEST = 7
 """Words in the longest length people say ("one hour and a half minutes" has six)."""
 
 
-_BARE = re.compile(r"\d+(?:\.\d+)?")
 _FRACTION = re.compile(r"\b(\d+)\s*/\s*(\d+)\s+(?:an?\s+)?")
 
 
@@ -29,6 +28,6 @@ def lengths_said(utterance: str) -> set[float]:
             if said_length is not None and said_length.seconds:
                 found.add(said_length.seconds)
     units = {UNITS[w] for w in said if w in UNITS} if found else set()
-    return found | {float(n) * unit for n in _BARE.findall(numbers_in(text))  # "12 minutes
+    return found | {float(n) * unit for n in re.findall(NUMBER, numbers_in(text))  # "12 minutes
                     for unit in units}  # for the ribs and 4 for the fries": 4 minutes too
 
