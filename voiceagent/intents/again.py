@@ -14,6 +14,7 @@ from voiceagent.intents.slots import strip_edges, unit_check
 from voiceagent.language import lexicon, tokens
 from voiceagent.language.numbers import numbers_in
 from voiceagent.language.plural import singular
+from voiceagent.tools.calculator import spoken_number
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _CONVERSION = re.compile(r"^(\d+(?:\.\d+)?) (.+) in (.+)$")
@@ -52,7 +53,7 @@ def asked_again(new: str, refs: list[Ref]) -> list[LocalMatch]:
         return in_unit(said, refs)  # "and in grams?"
     if len(numbers) != 1:
         return []  # "15 percent of 80" "what about 20?": which of the two is unclear
-    expression = _NUMBER.sub(f"{value:g}", sums[0].label, count=1)
+    expression = _NUMBER.sub(spoken_number(value), sums[0].label, count=1)
     return [LocalMatch("sum_again", "calculate", {"expression": expression})]
 
 

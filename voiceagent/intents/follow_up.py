@@ -49,6 +49,7 @@ from voiceagent.language.lengths import lengths_said
 from voiceagent.language.repeats import read_repeat, spoken_repeat
 from voiceagent.language.spoken_time import clock_time
 from voiceagent.ports import Clock
+from voiceagent.tools.calculator import spoken_number
 from voiceagent.tools.timers import said_day
 from voiceagent.tools.words import spoken_duration
 
@@ -281,11 +282,11 @@ class FollowUps:
         op = pointer.words.get("op", "")
         share = next((pointer.words[k] for k in _SHARES if k in pointer.words), "")
         if of:  # "double it", "the square root of that"
-            expression = f"{of} {last:g}"
+            expression = f"{of} {spoken_number(last)}"
         elif number is not None and share:  # "10 percent of that", "with a 20 percent tip"
-            expression = share.format(n=f"{number:g}", last=f"{last:g}")
+            expression = share.format(n=spoken_number(number), last=spoken_number(last))
         elif number is not None and op:
-            expression = f"{last:g} {op} {number:g}"
+            expression = f"{spoken_number(last)} {op} {spoken_number(number)}"
         else:
             return []
         found = slots.expression(expression)

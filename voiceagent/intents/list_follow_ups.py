@@ -115,6 +115,9 @@ def more_items(more: str, refs: list[Ref]) -> list[LocalMatch]:
 def replace_item(on: Ref, old: str, new: str) -> list[LocalMatch]:
     """On list `on`, `old` taken off and `new` put on instead; a new amount alone changes
     the amount of `old` ("make that 3 pounds" after "2 pounds of ground beef")."""
+    said = new.split()
+    if len(said) > 1 and said[0].lower() in lexicon().words("adding_verbs"):
+        new = " ".join(said[1:])  # "no, add eggs": the eggs
     items = slots.items(_with_amount(old, new) or new)
     if items is None or same_item(items["items"], old):
         return []

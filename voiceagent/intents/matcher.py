@@ -171,8 +171,10 @@ class LocalCommands:
         made = [i for r in made_before(history) if r.kind == "list" for i in r.items]
         for first, rest in cuts if made else ():
             items = _items_named(first, made) if _POINTING.search(rest) else ""
-            if items:  # "them" are what the words before named, not the last exchange's
-                return self._follow_ups.calls(_POINTING.sub(items, rest, count=1), history)
+            pointed = self._follow_ups.calls(_POINTING.sub(items, rest, count=1), history) \
+                if items else []
+            if pointed:  # "them" are what the words before named, not the last exchange's
+                return pointed
         if len(clauses) < 2:
             return self._follow_up_beside_an_aside(text, history)
         told = told_in_the_same_breath(text, clauses[-1], self.match, self._follow_ups.on_told)

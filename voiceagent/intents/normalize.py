@@ -41,7 +41,13 @@ _TRAILING = re.compile(rf"[,\s]+(?:{_LEX.regex('request_tails')})$", re.I)
 _TAKEN_BACK = _LEX.regex("correction")
 _NOT = _LEX.regex("instead_of")
 _VALUE_HEADS = _LEX.regex("value_heads")
+_PASSED_ON = re.compile(
+    rf"^(?:[\w']+\s+){{0,2}}[\w']+\s+(?:{_LEX.regex('passed_on')}),?\s+(?=\S+\s+\S)",
+    re.I)
+"""Who a question is passed on from, before it: "our kid's asking how long's left"."""
 _PAUSED = re.compile(rf",\s*(?:{_LEX.regex('paused_fillers')})\s*,", re.I)
+_LOOSE = re.compile(rf"(?<![\w'])(\S+\s+)?(?:{_LEX.regex('loose_fillers')})\b,?\s*(?=\S)", re.I)
+"""A loose filler with a word after it: at the end "like" asks ("what's the weather like")."""
 _EDGE = "\"'.,!?;:…-–— \t\n"
 
 
@@ -57,12 +63,14 @@ def opened(text: str) -> tuple[str, str]:
     say that the request goes on from the last one (intents/follow_up.py reads them)."""
     t = text.replace("\u2019", "'").replace("\u2018", "'")
     t = unbroken(" ".join(t.split()))
-    t = started_again(said_once(_PAUSED.sub(",", _HESITATION.sub("", t)), _TAKEN_BACK),
-                      _TAKEN_BACK)
+    t = _without_loose_fillers(_PAUSED.sub(",", _HESITATION.sub("", t)))
+    t = started_again(said_once(t, _TAKEN_BACK), _TAKEN_BACK)
     t = value_said_again(said_instead(t, _TAKEN_BACK, _NOT), _TAKEN_BACK, _VALUE_HEADS)
     t = _ANYWHERE.sub(" ", t)
     t = " ".join(t.split()).strip(_EDGE)
-    dropped: list[str] = []
+    passed_on = _PASSED_ON.match(t)
+    dropped: list[str] = [passed_on[0].strip()] if passed_on else []
+    t = t[passed_on.end():] if passed_on else t
     while True:
         before = t
         found = _LEADING.match(t)
@@ -74,3 +82,18 @@ def opened(text: str) -> tuple[str, str]:
             t = t[:tail.start()].strip(_EDGE)
         if t == before:
             return " ".join(dropped), t
+
+
+def _without_loose_fillers(text: str) -> str:
+    """'add like bin bags' -> 'add bin bags'; 'i'd like', 'do you know' and 'looks like'
+    keep theirs (lexicon loose_fillers, loose_filler_governors)."""
+    governors = _LEX.words("loose_filler_governors")
+
+    def drop(found: re.Match[str]) -> str:
+        before = found[1] or ""
+        if before.strip(" ,.").lower() in governors:
+            return found[0]
+        return before
+
+    return _LOOSE.sub(drop, text)
+

@@ -16,6 +16,9 @@ from __future__ import annotations
 import re
 
 from voiceagent.language.lexicon import lexicon
+from voiceagent.language.numbers import SMALL
+
+_NUMBER_WORDS = "|".join(sorted(SMALL, key=len, reverse=True))
 
 _IN_WORD = re.compile(r"\b([a-z]{1,3})-(?:\1-)*(?=\1)", re.I)
 """A stammer written inside the word: "s-s-six", "tw-twelve"."""
@@ -70,8 +73,19 @@ def started_again(text: str, taking_back: str) -> str:
     found = re.match(rf"^\s*(\S+?),\s*(?:(?:{taking_back})\b[\s,.]*)+", text, re.I)
     if (found is None or len(text[found.end():].split()) <= len(found[1].split())
             or re.fullmatch(rf"(?:{taking_back})", found[1], re.I)):
-        return text  # "no, wait, make it twelve": the correction is the request's own
-    return text[found.end():]
+        return _verb_said_again(text, taking_back)  # "no, wait, make it twelve": the
+    return text[found.end():]  # correction is the request's own
+
+
+def _verb_said_again(text: str, taking_back: str) -> str:
+    """`text` from its first word said again after a correction, with no pause written: "add
+    bread actually no add bagels to the list" -> "add bagels to the list"."""
+    first = re.match(r"^\s*([a-z']+)\s", text, re.I)
+    if first is None or re.fullmatch(rf"(?:{taking_back})", first[1], re.I):
+        return text
+    again = re.search(rf"\s(?:(?:{taking_back})\b[\s,.]*)+(?={re.escape(first[1])}\s+\S)",
+                      text[first.end():], re.I)
+    return text[first.end() + again.end():] if again else text
 
 
 def value_said_again(text: str, taking_back: str, heads: str) -> str:
@@ -79,8 +93,13 @@ def value_said_again(text: str, taking_back: str, heads: str) -> str:
     for seven, wait, no, half seven tomorrow" -> "set an alarm for half seven tomorrow"):
     a word or two after a word that takes a value (`heads`: "for", "at"), a pause, then a
     correction (`taking_back`); regular expressions."""
-    return re.sub(rf"\b({heads}),?\s+[\w']+(?:\s+[\w']+)?,\s*(?:(?:{taking_back})\b[\s,]*)+"
+    text = re.sub(rf"\b({heads}),?\s+[\w']+(?:\s+[\w']+)?,\s*(?:(?:{taking_back})\b[\s,]*)+"
                   rf"(?=\w)", r"\1 ", text, flags=re.I)
+    # ... and a number taken back by a number with no pause between ("for 20 no 25 minutes");
+    # not by "not": "at 7 not 8" says which of the two is wrong
+    said = rf"(?:\d+(?:\.\d+)?|(?:{_NUMBER_WORDS})(?:[\s-](?:{_NUMBER_WORDS}))?)"
+    return re.sub(rf"\b({heads})\s+{said}\s+(?:(?!not\b)(?:{taking_back})\b\s*)+(?={said}\b)",
+                  r"\1 ", text, flags=re.I)
 
 
 def said_instead(text: str, taking_back: str, negation: str) -> str:

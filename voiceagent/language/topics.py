@@ -38,7 +38,7 @@ DONE = "done"
 NEAR = 3
 """A verb of doing this near a promise ("I'll quickly add ...") is a claim."""
 GRANT_ECHO = 2  # a grant ("here's ...") repeating this many of the request's words
-REPORTED = 6
+REPORTED = 8
 """A report ("... has been cancelled") this many words in claims; later it describes."""
 
 

@@ -19,6 +19,7 @@ from voiceagent.errors import ToolError
 from voiceagent.language import lexicon, say
 from voiceagent.language.plural import plural, singular
 from voiceagent.ports import Clock
+from voiceagent.tools.list_items import split_items
 from voiceagent.tools.words import capitalised
 
 _LEX = lexicon()
@@ -50,49 +51,6 @@ def _all_lists(slug: str) -> bool:
 def _forms(slug: str) -> list[str]:
     """The name and its singular/plural: 'grocery' <-> 'groceries', 'task' <-> 'tasks'."""
     return list(dict.fromkeys([slug, plural(slug), singular(slug)]))
-
-
-_LIST_NAME = r"[\w'-]+(?:\s+[\w'-]+)?"
-_WHERE = _LEX.templates("item_destinations", {"name": _LIST_NAME}).regex.pattern
-_DESTINATION = re.compile(rf"(?:^|\s)(?:{_WHERE})\s*$", re.I)
-"""Where the items go, said with them: "bread to my shopping list" (the model passes it on)."""
-_OPENER = re.compile(rf"^\s*(?:{_LEX.regex('item_openers')})\s+")
-_JOINERS = re.compile(rf",|;|\n|&|\b(?:{_LEX.regex('joiners')})\b")
-_TRAILERS = re.compile(rf"(?:\s+(?:{_LEX.regex('item_trailers')}))+\s*$")
-
-
-def split_items(text: str) -> list[str]:
-    """'eggs, milk and bread' -> ['eggs', 'milk', 'bread']; 'milk and then to my shopping
-    list' -> ['milk']."""
-    items: list[str] = []
-    for part in _JOINERS.split(text.lower()):
-        part = _DESTINATION.sub("", part.strip(" .!?\"'"))
-        part = _OPENER.sub("", part).strip(" .!?\"'")
-        part = _TRAILERS.sub("", part)  # "coffee too"
-        if _LEX.templates("no_item").match(part):
-            # the 0.5B passed "put it" for "We're out of coffee, put it on the shopping list"
-            raise ToolError(f"{part!r} names no item: pass the things themselves, as the user "
-                            "named them (e.g. items='coffee').")
-        if part and not _LEX.is_one("not_items", part) and part not in items:
-            items.append(part)
-    return _described(items)
-
-
-def _described(items: list[str]) -> list[str]:
-    """Items with "the ADJ ones" folded into the item before them: ['tea bags', 'ordinary
-    ones'] -> ['ordinary tea bags'] (nothing said is dropped, nothing added as an item)."""
-    kept: list[str] = []
-    for item in items:
-        words = item.split()
-        if not words or words[-1] not in _LEX.words("pro_forms"):
-            kept.append(item)
-            continue
-        said = [w for w in words[:-1] if w not in _LEX.words("determiners")]
-        if not kept:
-            raise ToolError(f"{item!r} names no item: pass the things themselves, as the user "
-                            "named them.")
-        kept[-1] = " ".join([*said, kept[-1]])
-    return kept
 
 
 def _same(a: str, b: str) -> bool:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from voiceagent.intents.numbers import number_value
+from voiceagent.intents.slots.amount_asked import amount_asked
 from voiceagent.intents.slots.arithmetic import (
     expression,
     operand,
@@ -25,6 +26,7 @@ from voiceagent.intents.slots.arithmetic import (
     unit_check,
 )
 from voiceagent.intents.slots.lists import items, list_name, note_text, supplies
+from voiceagent.intents.slots.places_apart import time_between_places
 from voiceagent.intents.slots.refusals import (
     anything,
     contact,
@@ -74,7 +76,8 @@ def readers(now: Clock) -> dict[str, Reader]:
         "time": lambda text: time_of_day(text, now), "place": place,
         "from_place": lambda text: _as("from_place", place(text)),
         "to_place": lambda text: _as("to_place", place(text)),
-        "time_in_place": time_in_place,
+        "time_in_place": time_in_place, "time_between_places": time_between_places,
+        "amount_asked": amount_asked,
         "day": lambda text: relative_day(text, now), "items": items, "supplies": supplies,
         # a thing asked about on a list: not a timer, alarm or reminder of ours, nor what
         # another service keeps ("do i have any reminders on my list", "a contact named allen")
@@ -95,6 +98,8 @@ def readers(now: Clock) -> dict[str, Reader]:
         "shared": shared,
         "contact": contact, "device_name": device_name, "somewhere": somewhere,
         "anything": anything,
+        # money asked in pounds, not a weight ("how many pounds is twenty kilos" converts)
+        "money": lambda text: None if quantity(text) else {},
     }
 
 

@@ -11,7 +11,9 @@ def items(text: str) -> Args | None:
     None for words that only point at it ("write that down on my list": not "down")."""
     said = without_articles(text)
     low = said.lower()
-    if (not said or is_term("anaphora", low) or is_term("note_down", text)
+    pointing = " ".join(w for w in low.split() if w not in lexicon().words("claim_adverbs"))
+    if (not said or is_term("anaphora", low) or is_term("anaphora", pointing)  # "it still"
+            or is_term("note_down", text)
             or lexicon().is_one("particles", low) or len(said.split()) > 12
             or lexicon().has("item_stop", low) or lexicon().is_one("wh_words", low.split()[:1])
             or lexicon().is_one("adding_verbs", low.split()[-1:])  # "dish soap put that on"

@@ -34,13 +34,24 @@ def label(text: str) -> Args | None:
     """A timer's or alarm's name: a few words that are not themselves an amount of time."""
     words = without_articles(text)
     if (not words or len(words.split()) > 8 or is_term("anaphora", words)
-            or is_term("not_names", words) or re.search(r"[,;:]|\d", numbers_in(words.lower()))
+            or is_term("not_names", words) or re.search(r"[,;:]", words)
+            or re.search(r"\d", _numbered_name(numbers_in(words.lower())))
             or lexicon().has("label_stop", words)
             or set(tokens(words)[1:]) & lexicon().words("clause_subjects")  # "pasta it's ..."
             or _says_a_day(tokens(words))
             or set(tokens(words)) <= lexicon().words("function_words")):  # "on the"
         return None
     return {"label": words}
+
+
+def _numbered_name(name: str) -> str:
+    """`name` without the number a name may end in ("round 1", "group 2", "batch 3"): one
+    word, not a unit of time or a word like "for", before a small number."""
+    found = re.fullmatch(r"([a-z']+) \d{1,2}", name)
+    lex = lexicon()
+    if found and found[1] not in lex.words("function_words") | lex.words("time_units"):
+        return found[1]
+    return name
 
 
 def _says_a_day(said: list[str]) -> bool:
@@ -138,7 +149,14 @@ def time_of_day(text: str, clock: Clock | None = None) -> Args | None:
 
 
 def place(text: str) -> Args | None:
+    """A place the clock knows; or where someone the user names is ("my colleagues in
+    bangalore", "the team over in berlin": bangalore, berlin)."""
     where = strip_edges(text)
+    someone = re.fullmatch(r"(\S+)(?:\s+\S+){0,3}?\s+(?:(?:over|out|down|up|back)\s+)?"
+                           r"(?:in|at)\s+(.+)", where)
+    if someone and someone[1].lower() in lexicon().words("determiners") | {"his", "her",
+                                                                            "their", "your"}:
+        return place(someone[2])
     if not where or len(where.split()) > 4:
         return None
     where = without_articles(where)
