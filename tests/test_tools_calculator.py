@@ -109,6 +109,16 @@ def test_conversions_sent_to_the_calculator_still_convert(expression, answer):
     assert calculate(expression=expression) == answer
 
 
+@pytest.mark.parametrize("expression, value", [
+    # the model's sum of things counted (sets 18 and 19): the things' names left out
+    ("18 people * 3 wings per person", "is 54."),
+    ("175 grams of sugar divided by 4 people multiplied by 8 people", "is 350."),
+    ("12 guests * 2 ounces per guest", "is 24."),
+])
+def test_a_sum_of_things_counted_is_a_sum_of_their_numbers(expression, value):
+    assert str(calculate(expression=expression)).endswith(value)
+
+
 def test_amounts_in_two_units_of_size_are_no_sum_of_their_numbers():
     with pytest.raises(ToolError):
         calculate(expression="2 litres plus 500 millilitres")

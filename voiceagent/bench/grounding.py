@@ -39,8 +39,8 @@ def _forms(word: str) -> set[str]:
 
 def _words(text: str) -> list[str]:
     """Words and numbers of `text` ("7:00" -> "7"; "o'clock" and zeros carry nothing)."""
-    return [w for w in re.split(r"[\s:.]+", normal(text))
-            if w and w != "o'clock" and not re.fullmatch(r"0+", w)]
+    words = (w.strip("'") for w in re.split(r"[\s:.]+", normal(text)))  # "the kids' timer"
+    return [w for w in words if w and w != "o'clock" and not re.fullmatch(r"0+", w)]
 
 
 def ungrounded(value: str, said: str, generic: Collection[str] = ()) -> list[str]:

@@ -25,6 +25,10 @@ AGAIN = frozenset({"time_again", "sum_again"})
 time is it in Paris?")."""
 
 
+PLACE_WORDS = 5
+"""A place or a day said again is this many words at most ("and for tom in san francisco")."""
+
+
 def asked_again(new: str, refs: list[Ref]) -> list[LocalMatch]:
     """The last exchange's one question with `new` in place of what it asked about: the
     clock in another place or on another day; a conversion or sum with one number, on
@@ -35,6 +39,8 @@ def asked_again(new: str, refs: list[Ref]) -> list[LocalMatch]:
     sums = [r for r in refs if r.kind == "number" and r.action == "made"]
     if len(refs) != 1 or not (clocks or sums):  # one question, of the clock or a sum
         return []
+    if clocks and len(said.split()) > PLACE_WORDS:  # "ok and do the needful call my
+        return []  # brother in lahore and tell him chai is ready": no place, another request
     if not said:  # "how many days until then": the day the clock was just asked about
         return [LocalMatch("time_again", "get_time", {"place": clocks[0].label})] if (
             clocks and clocks[0].label) else []

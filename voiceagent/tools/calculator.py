@@ -89,6 +89,30 @@ def to_expression(text: str) -> str:
     return " ".join(t.split())
 
 
+_PER = re.compile(rf"\s+(?:{_LEX.regex('per_words')})\s+[a-z]+\b")
+_NOUN = re.compile(r"(?<=[\d)])\s+[a-z]+(?:\s+[a-z]+)?\b(?=\s*(?:[-+*/%)]|$))")
+
+
+def _counted(expression: str) -> str:
+    """A sum of things counted, with the things' names left out when every number is still
+    joined to the next by a sign: "18 people * 3 wings per person" is 18 * 3, "175 sugar / 4
+    people * 8 people" 175 / 4 * 8. Anything else is left as it is, for the calculator to
+    refuse to the model."""
+    units = set()
+    for noun in _NOUN.findall(_PER.sub("", expression)):
+        try:
+            units.add(find_unit(noun.strip())[1])
+        except ToolError:
+            continue
+    if len(units) > 1:
+        return expression  # "2 litres plus 500 millilitres" is no sum of 2 and 500
+    plain = _NOUN.sub("", _PER.sub("", expression))
+    names = set(_FUNCS) | set(_CONSTS)
+    if re.search(r"[a-z]", plain) and not set(re.findall(r"[a-z]+", plain)) <= names:
+        return expression
+    return " ".join(plain.split())
+
+
 def evaluate(expression: str) -> float:
     """The value of an arithmetic expression; ToolError (for the model) otherwise."""
     try:
@@ -185,7 +209,7 @@ def make_tools() -> list[Tool]:
         conversion = as_conversion(expression)
         if conversion:
             return convert_units(*conversion)
-        result = evaluate(to_expression(expression))
+        result = evaluate(_counted(to_expression(expression)))
         return Outcome(spoken_sum(expression, result),
                        (Ref("number", "made", label=expression, value=float(result)),))
 

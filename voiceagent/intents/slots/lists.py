@@ -11,7 +11,8 @@ def items(text: str) -> Args | None:
     None for words that only point at it ("write that down on my list": not "down")."""
     said = without_articles(text)
     low = said.lower()
-    pointing = " ".join(w for w in low.split() if w not in lexicon().words("claim_adverbs"))
+    asides = lexicon().words("claim_adverbs") | lexicon().words("pointing_asides")
+    pointing = " ".join(w for w in low.split() if w not in asides)
     if (not said or is_term("anaphora", low) or is_term("anaphora", pointing)  # "it still"
             or is_term("note_down", text)
             or lexicon().is_one("particles", low) or len(said.split()) > 12
