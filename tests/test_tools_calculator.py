@@ -119,6 +119,13 @@ def test_a_sum_of_things_counted_is_a_sum_of_their_numbers(expression, value):
     assert str(calculate(expression=expression)).endswith(value)
 
 
+def test_a_conversion_to_the_same_unit_is_refused_to_the_model():
+    # "how many hours is it from twenty-two hundred to oh six hundred": the 1.5B said
+    # "2200 hours is 2200 hours."
+    with pytest.raises(ToolError, match="same unit"):
+        convert_units(value=2200, from_unit="hours", to_unit="hours")
+
+
 def test_amounts_in_two_units_of_size_are_no_sum_of_their_numbers():
     with pytest.raises(ToolError):
         calculate(expression="2 litres plus 500 millilitres")

@@ -223,6 +223,10 @@ def make_tools() -> list[Tool]:
             to_unit: the unit the user wants.
         """
         result, a, b = convert(value, from_unit, to_unit)
+        if singular(a) == singular(b):  # "2200 hours is 2200 hours": nothing was converted
+            raise ToolError(f"{from_unit!r} and {to_unit!r} are the same unit: there is "
+                            "nothing to convert. Answer what the user asked with the "
+                            "calculator, or in words.")
         shown = spoken_number(round(result, 4) if abs(result) >= 0.01 else result)
         return Outcome(f"{spoken_number(value)} {said(a, value)} is "
                        f"{shown} {said(b, result)}.",
