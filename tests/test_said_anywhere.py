@@ -7,13 +7,15 @@ the time of day, the weekday or daylight saving."""
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import pytest
 
 from tests.test_follow_ups import Session, tools  # noqa: F401  (the fixture)
 from voiceagent.intents.normalize import clean
 from voiceagent.intents.slots.amount_asked import amount_asked
 from voiceagent.intents.slots.places_apart import time_between_places
-from voiceagent.language.spoken_time import ClockTime, clock_time
+from voiceagent.language.spoken_time import ClockTime, clock_time, day_with_time
 from voiceagent.tools.lists import split_items
 
 
@@ -30,6 +32,20 @@ from voiceagent.tools.lists import split_items
 ])
 def test_a_time_on_the_24_hour_clock(said, read):
     assert clock_time(said) == read
+
+
+@pytest.mark.parametrize("said, time, days", [
+    # a day counted from today, before or after the time (SLURP: "remind me ... a week from
+    # today at five" was set for today)
+    ("5 pm a week from today", "5 pm", 7),
+    ("a week from today at five", "at five", 7),
+    ("at 9 in 3 days", "at 9", 3),
+    ("7 am tomorrow", "7 am", 1),
+    ("7:30", "7:30", None),
+])
+def test_a_day_counted_from_today_said_with_a_time(said, time, days):
+    found = day_with_time(said, datetime(2026, 12, 7, 12, 0))
+    assert (found.time, found.day.offset if found.day else None) == (time, days)
 
 
 @pytest.mark.parametrize("said", ["2 hours", "hundred", "oh", "2500"])
@@ -109,6 +125,7 @@ def test_an_amount_asked_in_another_unit_wherever_it_is_said(said, args):
 @pytest.mark.parametrize("turns, heard", [
     (["set an alarm for oh five forty five"], "5:45 am"),
     (["set an alarm for twenty-two hundred I'm on nights this week"], "10:00 pm"),
+    (["set an alarm for 5 pm a week from today"], "5:00 pm on"),
     (["set a timer for three minutes for round one"], "round one"),
     (["set a timer for three minutes for round two", "what timers have i got"], "round two"),
     (["um so like can you uh set a timer for you know ten minutes"], "timer set for 10 minutes"),

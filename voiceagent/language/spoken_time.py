@@ -338,6 +338,9 @@ def day_with_time(text: str, now: datetime) -> TimeOnDay:
     """"7 am tomorrow" -> ("7 am", Day(1)), "9 tonight" -> ("9 tonight", Day(0)), "Friday at
     9" -> ("at 9", Day(n, weekday=True)); "Tuesday at 9" said on a Tuesday is Day(0, True):
     today, or next week once it has passed."""
+    counted = _counted_day(text, now)  # "5 pm a week from today": not "today"
+    if counted.day is not None:
+        return counted
     found = _LEX.templates("day_with_a_time", {"weekday": _WEEKDAY,
                                                "part": _LEX.regex("day_parts")}).search(text)
     if not found:
@@ -359,6 +362,19 @@ def day_with_time(text: str, now: datetime) -> TimeOnDay:
     if offset == 1 and now.hour < NIGHT_ENDS:
         offset = 0  # at 1 AM "tomorrow at 7" is this morning
     return TimeOnDay(rest, Day(offset), said)
+
+
+def _counted_day(text: str, now: datetime) -> TimeOnDay:
+    """A day counted from today said before or after the time ("5 pm a week from today", "in
+    3 days at 9"): the longest such words at either end, of two words or more."""
+    words = text.split()
+    for size in range(len(words) - 1, 1, -1):
+        for day, rest in ((words[-size:], words[:-size]), (words[:size], words[size:])):
+            said = " ".join(day)
+            found = relative_day(said, now)
+            if found is not None and found.offset > 0 and not found.weekday and rest:
+                return TimeOnDay(" ".join(rest), found, said)
+    return TimeOnDay(text, None)
 
 
 def next_time(text: str, now: datetime) -> datetime:
