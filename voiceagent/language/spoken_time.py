@@ -20,9 +20,10 @@ from datetime import datetime, timedelta
 
 from voiceagent.errors import ToolError
 from voiceagent.language.lexicon import lexicon, number
-from voiceagent.language.numbers import NUMBER, SCALES, SMALL, amounts, numbers_in
+from voiceagent.language.numbers import NUMBER, SMALL, amounts, numbers_in
 from voiceagent.language.plural import plural
 from voiceagent.language.templates import Found
+from voiceagent.language.twenty_four_hour import twenty_four_hour
 
 _LEX = lexicon()
 _FRACTIONS = _LEX.values("fractions")
@@ -208,39 +209,6 @@ def clock_digits(text: str) -> str:
     return _LEX.templates("to_the_hour", _AROUND).sub(text, to)
 
 
-_HUNDRED = next(word for word, size in SCALES.items() if size == 100)
-_NOUGHTS = {_NOUGHT, *(word for word, value in SMALL.items() if value == 0)}
-_HOURS_AFTER = _LEX.words("twenty_four_hour_tails")
-
-
-def _twenty_four_hour(words: list[str]) -> ClockTime | None:
-    """A time said on a 24-hour clock: "oh five forty five" and "0545" (5:45 am), "twenty
-    two hundred hours" (22:00), "1430". Said with its nought or its hundred the hour is
-    exact; "730" leaves am or pm open, as "7:30" does."""
-    if len(words) > 1 and words[-1] in _HOURS_AFTER and (
-            words[-2] == _HUNDRED or re.fullmatch(r"\d{3,4}", words[-2])):
-        words = words[:-1]  # "2200 hours", "oh six hundred hours"
-    nought = len(words) > 1 and words[0] in _NOUGHTS
-    said = words[1:] if nought else words
-    hundred = len(said) > 1 and said[-1] == _HUNDRED
-    digits = len(said) == 1 and re.fullmatch(r"\d{3,4}", said[0]) is not None
-    if not (nought or hundred or digits):
-        return None
-    if said[0] in SMALL and not hundred and len(said) > 1:
-        hour, minute = SMALL[said[0]], numbers_in(" ".join(said[1:]))  # "oh five forty five"
-    else:
-        number = numbers_in(" ".join(said))  # "six hundred", "twenty two hundred", "0545"
-        if not number.isdigit() or len(number) < 3:
-            return None
-        hour, minute = int(number[:-2]), number[-2:]
-    if not minute.isdigit() or hour > 23 or int(minute) > 59:
-        return None
-    exact = nought or hundred or said[0].startswith("0") or hour > 12
-    if not exact:
-        return ClockTime(hour, int(minute))
-    return ClockTime(hour, int(minute), "am" if hour < 12 else "pm" if hour == 12 else None)
-
-
 def clock_time(text: str) -> ClockTime:
     """The time of day in "7:30", "7:30 pm", "at 7", "seven thirty", "half past seven", "6 in
     the morning", "noon"; an instructive ToolError otherwise."""
@@ -257,9 +225,9 @@ def clock_time(text: str) -> ClockTime:
     half_word = _HALF.search(t)
     words = [w for w in re.split(r"[\s-]+", _HALF.sub(" ", t)) if w]
     if not half_word:
-        on_the_clock = _twenty_four_hour(words)
+        on_the_clock = twenty_four_hour(words)
         if on_the_clock is not None:
-            return on_the_clock
+            return ClockTime(*on_the_clock)
     if words and words[0] in SMALL and not re.search(r"\d", t):
         # "seven thirty", "seven oh five pm": an hour word, then the minute words
         minutes = numbers_in(" ".join(w for w in words[1:] if w != _NOUGHT)) or "0"
