@@ -98,8 +98,9 @@ def value_said_again(text: str, taking_back: str, heads: str) -> str:
     # ... and a number taken back by a number with no pause between ("for 20 no 25 minutes");
     # not by "not": "at 7 not 8" says which of the two is wrong
     said = rf"(?:\d+(?:\.\d+)?|(?:{_NUMBER_WORDS})(?:[\s-](?:{_NUMBER_WORDS}))?)"
-    return re.sub(rf"\b({heads})\s+{said}\s+(?:(?!not\b)(?:{taking_back})\b\s*)+(?={said}\b)",
-                  r"\1 ", text, flags=re.I)
+    negation = lexicon().regex("instead_of")
+    return re.sub(rf"\b({heads})\s+{said}\s+(?:(?!(?:{negation})\b)(?:{taking_back})\b\s*)+"
+                  rf"(?={said}\b)", r"\1 ", text, flags=re.I)
 
 
 def said_instead(text: str, taking_back: str, negation: str) -> str:

@@ -152,10 +152,10 @@ def place(text: str) -> Args | None:
     """A place the clock knows; or where someone the user names is ("my colleagues in
     bangalore", "the team over in berlin": bangalore, berlin)."""
     where = strip_edges(text)
-    someone = re.fullmatch(r"(\S+)(?:\s+\S+){0,3}?\s+(?:(?:over|out|down|up|back)\s+)?"
-                           r"(?:in|at)\s+(.+)", where)
-    if someone and someone[1].lower() in lexicon().words("determiners") | {"his", "her",
-                                                                            "their", "your"}:
+    lex = lexicon()
+    someone = re.fullmatch(rf"(\S+)(?:\s+\S+){{0,3}}?\s+(?:(?:{lex.regex('place_leads')})\s+)?"
+                           rf"(?:{lex.regex('place_prepositions')})\s+(.+)", where, re.I)
+    if someone and someone[1].lower() in lex.words("someone_openers"):
         return place(someone[2])
     if not where or len(where.split()) > 4:
         return None
