@@ -98,15 +98,16 @@ def _counted(expression: str) -> str:
     joined to the next by a sign: "18 people * 3 wings per person" is 18 * 3, "175 sugar / 4
     people * 8 people" 175 / 4 * 8. Anything else is left as it is, for the calculator to
     refuse to the model."""
+    per_less = _PER.sub("", expression)
     units = set()
-    for noun in _NOUN.findall(_PER.sub("", expression)):
+    for noun in _NOUN.findall(per_less):
         try:
             units.add(find_unit(noun.strip())[1])
         except ToolError:
             continue
     if len(units) > 1:
         return expression  # "2 litres plus 500 millilitres" is no sum of 2 and 500
-    plain = _NOUN.sub("", _PER.sub("", expression))
+    plain = _NOUN.sub("", per_less)
     names = set(_FUNCS) | set(_CONSTS)
     if re.search(r"[a-z]", plain) and not set(re.findall(r"[a-z]+", plain)) <= names:
         return expression

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from voiceagent.errors import ToolError
+from voiceagent.intents.slots.arithmetic import unit_check
 from voiceagent.intents.slots.text import Args
 from voiceagent.language import lexicon
 from voiceagent.language.numbers import NUMBER, numbers_in
@@ -40,10 +41,11 @@ def amount_asked(text: str) -> Args | None:
         return None
     value = float(said[amounts[0]])
     unit = _unit_at(said, amounts[0] + 1, at)
-    if unit is not None and _converts(value, unit[0], to_unit):
+    found = {"value": value, "from_unit": unit[0] if unit else "", "to_unit": to_unit}
+    if unit is not None and unit_check(found):
         if calculator.find_unit(unit[0]) == calculator.find_unit(to_unit):
             return None  # "a cup is 120 grams, how many grams is that": a sum, not this
-        return {"value": value, "from_unit": unit[0], "to_unit": to_unit}
+        return found
     other = lex.names("unstated_scale").get(calculator.find_unit(to_unit)[1])
     if other and (unit is None or lex.is_one("unit_fillers", [unit[0]])):
         return {"value": value, "from_unit": other, "to_unit": to_unit}
@@ -83,11 +85,3 @@ def _unit_at(said: list[str], start: int, end: int) -> tuple[str, int] | None:
             continue
         return name, start + size
     return None
-
-
-def _converts(value: float, from_unit: str, to_unit: str) -> bool:
-    try:
-        calculator.convert(value, from_unit, to_unit)
-    except ToolError:
-        return False
-    return True
