@@ -72,21 +72,21 @@ def test_unsafe_or_impossible_input_is_refused_with_a_reason(expression, message
 
 
 @pytest.mark.parametrize("value, from_unit, to_unit, answer", [
-    (10, "miles", "kilometers", "10 miles is 16.0934 kilometers."),
+    (10, "miles", "kilometers", "10 miles is 16.09 kilometers."),
     (30, "degrees Celsius", "Fahrenheit", "30 celsius is 86 fahrenheit."),
     (2, "pounds", "ounces", "2 pounds is 32 ounces."),
-    (1, "Kilometre", "feet", "1 kilometer is 3280.8399 feet."),
-    (60, "mph", "km/h", "60 mph is 96.5606 km/h."),
+    (1, "Kilometre", "feet", "1 kilometer is 3281 feet."),
+    (60, "mph", "km/h", "60 mph is 96.56 km/h."),
     (2, "hours", "minutes", "2 hours is 120 minutes."),
-    (1, "cup", "ml", "1 cup is 236.5882 ml."),
+    (1, "cup", "ml", "1 cup is 236.6 ml."),
     (300, "K", "°C", "300 kelvin is 26.85 celsius."),
     (12, "inches", "cm", "12 inches is 30.48 cm."),
-    (5, "miles per hour", "meters per second", "5 miles per hour is 2.2352 meters per second."),
+    (5, "miles per hour", "meters per second", "5 miles per hour is 2.235 meters per second."),
     # a name with a meaning of another kind takes the one the other unit has
-    (1.5, "ounces", "ml", "1.5 fluid ounces is 44.3603 ml."),
-    (2, "mils", "ounces", "2 milliliters is 0.0676 fluid ounces."),
+    (1.5, "ounces", "ml", "1.5 fluid ounces is 44.36 ml."),
+    (2, "mils", "ounces", "2 milliliters is 0.06763 fluid ounces."),
     (2, "inches", "mils", "2 inches is 50.8 mils."),
-    (2, "ounces", "grams", "2 ounces is 56.699 grams."),
+    (2, "ounces", "grams", "2 ounces is 56.7 grams."),
 ])
 def test_unit_conversion(value, from_unit, to_unit, answer):
     assert convert_units(value=value, from_unit=from_unit, to_unit=to_unit) == answer
@@ -100,8 +100,8 @@ def test_unit_errors_are_instructive():
 
 
 @pytest.mark.parametrize("expression, answer", [
-    ("10 miles in kilometers", "10 miles is 16.0934 kilometers."),
-    ("how many kilometers is ten miles", "10 miles is 16.0934 kilometers."),
+    ("10 miles in kilometers", "10 miles is 16.09 kilometers."),
+    ("how many kilometers is ten miles", "10 miles is 16.09 kilometers."),
     ("how many ounces are in two pounds", "2 pounds is 32 ounces."),
     ("convert 30 degrees celsius to fahrenheit", "30 celsius is 86 fahrenheit."),
 ])
@@ -135,4 +135,4 @@ def test_trades_and_trails_say_units_their_own_way():
     assert str(convert_units(value=2, from_unit="inches", to_unit="mil")) == (
         "2 inches is 50.8 mil.")
     assert str(convert_units(value=14, from_unit="miles", to_unit="kays")).startswith(
-        "14 miles is 22.5308")
+        "14 miles is 22.53")

@@ -131,8 +131,11 @@ def test_a_list_kept_by_a_service_nothing_here_has_is_not_made(tools, said, list
     model.enqueue(calls(("add_to_list", {"list_name": list_name, "items": said.split()[1]})))
     agent, _ = make(model, tools)
     result, spoken = run(agent, said)
-    (_, text, is_error, _refs, _ran), = result.tool_calls
-    assert is_error and topic in text
+    if model.requests:  # the model's call is refused
+        (_, text, is_error, _refs, _ran), = result.tool_calls
+        assert is_error and topic in text
+    else:  # refused before the model: "put ... on my calendar" is about no list here
+        assert not result.tool_calls
     assert tools.get("read_list").func(list_name="").startswith("You have no lists")
     assert spoken == topics_of().topic(topic).reply
 

@@ -9,6 +9,7 @@ from typing import Any
 from voiceagent.bench.phrases import digits
 from voiceagent.errors import ToolError
 from voiceagent.language.repeats import read_repeat
+from voiceagent.tools.list_items import split_items
 from voiceagent.tools.timers import on_date, said_day
 from voiceagent.tools.words import numbers_in, parse_clock_time, parse_duration
 from voiceagent.wallclock import SystemClock
@@ -45,8 +46,19 @@ def matches(key: str, want: Any, got: Any) -> bool:
             return False
     if key == "list_name":
         return list_key(str(got)) in {list_key(w) for w in str(want).split("|")}
+    if key == "items":  # as the list tool reads them: "plantain and shito" is two items
+        return any(_all_items(option, str(got)) for option in str(want).split("|"))
     text = normal(str(got))
     return any(normal(option) in text for option in str(want).split("|"))
+
+
+def _all_items(want: str, got: str) -> bool:
+    """Every item of `want` is (part of) an item the list tool reads from `got`."""
+    try:
+        read = [normal(item) for item in split_items(got)]
+    except ToolError:
+        return False
+    return all(any(normal(w) in item for item in read) for w in split_items(want))
 
 
 ALIASES = {"grocery": "shopping", "groceries": "shopping", "todo": "to-do", "to-do": "to-do",

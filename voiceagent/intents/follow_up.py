@@ -59,6 +59,8 @@ FILE = "follow_ups.yaml"
 WHICH_WORDS = 4
 """The most words an answer to "Which one?" that names none of the ones offered has."""
 
+_NOT_TIMERS = lexicon().words("list_words") | {"lists", "note", "notes"}  # not "Which one?"
+
 GIVE_WAY = frozenset({"timer_which", "list_more", "note_more", "timer_more", "alarm_more",
                       *AGAIN})
 """Follow-ups that give way to a command the sentence is by itself: "Cancel all of them."
@@ -257,7 +259,7 @@ class FollowUps:
         offered = [r for r in refs if r.action == "offered"]
         words = [w for w in tokens(pointer.words.get("which", ""))
                  if w not in lexicon().words("pointing")]
-        if not offered or not words:
+        if not offered or not words or set(words) & _NOT_TIMERS:  # "prep list, shallots"
             return []
         if set(words) & lexicon().words("every"):
             return [LocalMatch("timer_which", "cancel_timer", {"which": "all"})]

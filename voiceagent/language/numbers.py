@@ -96,10 +96,12 @@ _POINT = re.compile(rf"(\d+) {re.escape(_PARTS['point'])} (\d+)")
 
 def _value(words: list[str]) -> int:
     total = current = 0
-    for w in words:
+    for i, w in enumerate(words):
         if w in SMALL:
             last, value = current % 100, SMALL[w]
-            if last == 0 or (last % 10 == 0 and last >= 20 and value < 10):
+            if value < 10 and i and SMALL.get(words[i - 1], 10) < 10:
+                current = current * 10 + value  # digit by digit: "one five" 15, "one zero" 10
+            elif last == 0 or (last % 10 == 0 and last >= 20 and value < 10):
                 current += value  # "one hundred five", "twenty five"
             else:
                 current = current * 100 + value  # "twelve fifty", "nineteen ninety nine"

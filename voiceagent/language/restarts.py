@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from voiceagent.language.dictation import punctuated, unabbreviated
 from voiceagent.language.lexicon import lexicon
 from voiceagent.language.numbers import SMALL
 
@@ -122,7 +123,9 @@ def said_instead(text: str, taking_back: str, negation: str) -> str:
 
 
 def meant(text: str) -> str:
-    """What the user meant to say: broken-off words said once, and what the end of `text`
-    takes back put in its place (the lexicon's `correction` and `instead_of`)."""
+    """What the user meant to say: punctuation dictated written and shorthand read
+    (language/dictation.py), broken-off words said once, and what the end of `text` takes
+    back put in its place (the lexicon's `correction` and `instead_of`)."""
     lex = lexicon()
-    return said_instead(unbroken(text), lex.regex("correction"), lex.regex("instead_of"))
+    return said_instead(unbroken(punctuated(unabbreviated(text))), lex.regex("correction"),
+                        lex.regex("instead_of"))

@@ -30,8 +30,9 @@ from voiceagent.language.lengths import lengths_said
 from voiceagent.language.lexicon import lexicon, tokens
 from voiceagent.language.numbers import amounts_in
 from voiceagent.language.plural import singular
+from voiceagent.language.topic import Terms, Topic, find_terms, term_spans, terms_at
 
-Terms = tuple[tuple[str, ...], ...]
+__all__ = ["DONE", "SUM_AMOUNTS", "Topic", "Topics", "find_terms", "topics_of"]
 
 DONE = "done"
 """The claim that something was done (any tool that changes something backs it)."""
@@ -40,65 +41,6 @@ NEAR = 3
 GRANT_ECHO = 2  # a grant ("here's ...") repeating this many of the request's words
 REPORTED = 8
 """A report ("... has been cancelled") this many words in claims; later it describes."""
-
-
-@dataclass(frozen=True)
-class Topic:
-    """One thing requests are about."""
-
-    name: str
-    served: bool
-    tools: tuple[str, ...] = ()
-    terms: Terms = ()
-    claims: Terms = ()
-    numbers: bool = False
-    """Amounts said in a question or request put it on this topic (sums), two of them when
-    no term of it is said ("what's 17 and 25"); one is a count in a question of knowledge
-    ("who were the three musketeers": offered the calculator, the 1.5B called it for "the
-    three laws of robotics"); in a remark ("I parked on level four") none do."""
-    conversation: bool = False
-    """Its state may rest on results earlier in the conversation, not only this turn's."""
-    reply: str = ""
-    """Unserved: what the user hears instead (the reply of the local intent named in
-    topics.yaml, from replies.yaml)."""
-    when: bool = False
-    """Its words may only say when ("today", "on sunday"): the clock's."""
-    lengths: bool = False
-    """A length of time said in a request of the assistant (lexicon "asking_to_do") puts it
-    on this topic (timers: "the dough has to rise for forty five minutes, can you keep
-    track of that?"), unless it names a topic nothing here serves ("mute for one hour")."""
-    asked: Terms = ()
-    """Words that put a request on this topic only when it asks (a question or a request):
-    "what day is it", but not the remark "today was a tiring day" or "joke of the day"."""
-    things: Terms = ()
-    """What its tools keep (a list, a timer): saying the user has none is its live state.
-    Unserved: what that service keeps that people name like a list (contacts, a calendar)."""
-    knowable: bool = False
-    """Unserved, but what is asked of it the model may know ("google the meaning of
-    demonetisation"): only a request about the user's own world or live state is refused
-    without the model."""
-    when_terms: Terms = ()
-    """Its terms that also ask when something else is: followed by an unserved topic's term
-    ("the time of the train") the request is that topic's."""
-    one_each: bool = False
-    """Its terms name what there is one of here: "new batteries" are not this machine's."""
-
-
-def find_terms(terms: Terms, said: Sequence[str]) -> list[int]:
-    """Start positions of the terms in `said`."""
-    return [i for i in range(len(said)) for t in terms if tuple(said[i:i + len(t)]) == t]
-
-
-def _found(terms: Terms, said: Sequence[str]) -> list[tuple[int, tuple[str, ...]]]:
-    """(start, term) of each term found in `said`."""
-    return [(i, t) for i in range(len(said)) for t in terms if tuple(said[i:i + len(t)]) == t]
-
-
-def _spans(terms: Terms, said: Sequence[str]) -> list[tuple[int, int]]:
-    """(start, end) of each term found in `said`: where a promise such as "sure I can" ends
-    matters, not only where it starts."""
-    return [(i, i + len(t)) for i in range(len(said)) for t in terms
-            if tuple(said[i:i + len(t)]) == t]
 
 
 SUM_AMOUNTS = 2
@@ -134,6 +76,10 @@ class Topics:
     absence: Terms = ()
     """Words that say there is none of something ("no", "don't have any"): before a thing a
     served topic keeps, a claim about the user's state ("I don't have any lists.")."""
+    headline: Terms = ()
+    """Words that report a thing done only right after it, at the sentence's start, the way
+    a headline does ("Reminder set for 4 PM.", "Countdown started."); elsewhere they
+    describe ("your timer, set for 10 minutes, has 3 left")."""
 
     def topic(self, name: str) -> Topic:
         return next(t for t in self.topics if t.name == name)
@@ -180,16 +126,17 @@ class Topics:
         found = self.about(text)
         said = self._as_terms(unaddressed(tokens(text)))
         unserved = [t for t in found if not t.served]
-        if any(t.served and (not t.when or self._own_terms(t, said, unserved)) for t in found):
+        if any(t.served and (not (t.when or t.when_terms) or self._own_terms(t, said, unserved))
+               for t in found):
             return None  # "can i have today's date": the date, not an order
         return min(unserved, key=lambda t: min(find_terms(t.terms, said), default=len(said)),
                    default=None)
 
     @staticmethod
     def _own_terms(topic: Topic, said: Sequence[str], unserved: list[Topic]) -> bool:
-        """`said` has a term of the clock's that asks of the clock: not one of its
-        `when_terms` with an unserved topic's term after it ("what time is the evening
-        meeting": the meeting's time; "can i have today's date": the date)."""
+        """`said` has a term of `topic`'s that asks of it: not one of its `when_terms` with
+        an unserved topic's term after it ("what time is the evening meeting": the meeting's
+        time; "can i have today's date": the date; "put bluey on the telly": no list)."""
         if find_terms(tuple(t for t in topic.terms if t not in topic.when_terms), said):
             return True
         at = find_terms(topic.when_terms, said)
@@ -316,7 +263,7 @@ class Topics:
             return False
         things = set(find_terms(topic.things, said))
         return any(at < thing <= at + len(term) + NEAR
-                   for at, term in _found(self.absence, said) for thing in things)
+                   for at, term in terms_at(self.absence, said) for thing in things)
 
     def _negated(self, said: Sequence[str], at: int) -> bool:
         """A negation anywhere before position `at` of the sentence ("I can't add that to
@@ -327,7 +274,7 @@ class Topics:
         start = skip_fillers(said)
         if any(tuple(said[start:start + len(t)]) == t for t in self.opens):
             return True
-        for _start, end in _spans(self.promise, said):
+        for _start, end in term_spans(self.promise, said):
             verbs = find_terms(self.verbs, said[end:end + NEAR + 1])
             if verbs and not self._negated(said, end + verbs[0]):
                 return True
@@ -345,6 +292,10 @@ class Topics:
         things = find_terms(self.kept, said)
         if not things:
             return False
+        led = start + 1 if said[start:start + 1] and not lexicon().has(
+            "articles", said[start:start + 1]) else start  # "Pasta timer set.", not "The"
+        if any(t <= led and (t + 1) in find_terms(self.headline, said[:t + 3]) for t in things):
+            return True  # "Reminder set for 160 minutes.", "Pasta timer started."
         if any(at < t <= at + NEAR + 1 and not set(said[at:t]) & lexicon().words("one")
                for at in reported for t in things):
             return True  # "Flour and baking powder added to the shopping list.", not "to a list"
@@ -397,4 +348,4 @@ def topics_of(language: str = "en") -> Topics:
                   _terms(done, "reporters", where), _terms(done, "describers", where),
                   tuple(t for spec in (data.get("served") or {}).values()
                         for t in _terms(spec, "things", where)), _terms(done, "alone", where),
-                  lex.terms("absence"))
+                  lex.terms("absence"), _terms(done, "headline", where))

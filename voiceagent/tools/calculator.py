@@ -153,6 +153,18 @@ def _eval(node: ast.AST) -> float:
                     f"parentheses, {', '.join(_FUNCS)}, pi.")
 
 
+FIGURES = 4
+"""A conversion is said to this many figures, its whole part always whole: "226.8 grams",
+"4.409 pounds", "259 hectares" (not "226.7962 grams": nobody weighs to a ten-thousandth)."""
+
+
+def _said_to(value: float, figures: int) -> float:
+    """`value` rounded to `figures` significant figures, but never into its whole part."""
+    if value == 0 or not math.isfinite(value):
+        return value
+    return round(value, max(0, figures - 1 - math.floor(math.log10(abs(value)))))
+
+
 def spoken_number(value: float) -> str:
     """12.0 -> '12'; 1/3 -> '0.3333333333'; large values keep their digits."""
     if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
@@ -228,7 +240,7 @@ def make_tools() -> list[Tool]:
             raise ToolError(f"{from_unit!r} and {to_unit!r} are the same unit: there is "
                             "nothing to convert. Answer what the user asked with the "
                             "calculator, or in words.")
-        shown = spoken_number(round(result, 4) if abs(result) >= 0.01 else result)
+        shown = spoken_number(_said_to(result, FIGURES))
         return Outcome(f"{spoken_number(value)} {said(a, value)} is "
                        f"{shown} {said(b, result)}.",
                        (Ref("number", "made", label=f"{value:g} {a} in {b}", value=result),))

@@ -120,6 +120,9 @@ class Lists:
             if candidate in existing:
                 return candidate
         slug = next((self.aliases[f] for f in forms if f in self.aliases), slug)
+        part_of = [n for n in existing if set(slug.split("-")) < set(n.split("-"))]
+        if len(part_of) == 1 and slug not in self.aliases.values():
+            return part_of[0]  # "the house list" is the one "shared-house" list
         if must_exist:
             raise ToolError(f"there is no {slug!r} list. Your lists: {self._known()}.")
         return slug
