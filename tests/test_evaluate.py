@@ -79,6 +79,9 @@ def test_matchers_forgive_wording_but_not_values() -> None:
     assert matches("list_name", "to-do", "todo")
     assert not matches("list_name", "shopping", "baking")
     assert matches("items", "orange juice", "Two cartons of Orange Juice")
+    # items as the list tool reads them: "a and b" is two, every one wanted must be there
+    assert matches("items", "plantain, shito", "plantain and shito")
+    assert not matches("items", "bread, milk", "bread")
     assert matches("text", "level 3", "parked on level three")
     assert matches("part", "memory|all", "all")
     assert matches("value", 5, "five")

@@ -17,7 +17,7 @@ from voiceagent.intents.list_follow_ups import on_the_list
 from voiceagent.intents.match import LocalMatch
 from voiceagent.intents.normalize import clean
 from voiceagent.language import lexicon, tokens
-from voiceagent.language.asking import is_request
+from voiceagent.language.asking import is_remark, is_request
 from voiceagent.language.numbers import NUMBER, numbers_in
 from voiceagent.language.spoken_time import UNIT_WORDS
 from voiceagent.language.topics import topics_of
@@ -66,6 +66,8 @@ def cut_into_commands(said: str, match: Command) -> list[LocalMatch]:
                     one = command(part)
                 found.append(one)
                 parts.append(part)
+            if len(found) > 2 and found[-1] is None and is_remark(tokens(parts[-1])):
+                found.pop()  # "..., and a swede, we're nearly out see": a reason, no command
             if (all(m is not None and (m.tool is not None or m.intent.startswith(
                     "unsupported_")) for m in found)
                     and any(m is not None and m.tool is not None for m in found)):
@@ -78,16 +80,23 @@ def cut_into_commands(said: str, match: Command) -> list[LocalMatch]:
 
 
 def _with_head(part: str, before: str, previous: LocalMatch | None, command: Command) -> str:
-    """`part` with the fewest first words of `before` that make it a command of the tool
-    `previous` (the command `before` gave) has; `part` itself when none do."""
+    """`part` with the fewest first words of `before` (and, failing that, its last
+    preposition's words) that make it a command of the tool `previous` (the command `before`
+    gave) has; `part` itself when none do."""
     if previous is None or previous.tool is None:
         return part
     head = before.split()
-    for count in range(1, min(len(head) - 1, MAX_BORROWED) + 1):
-        whole = " ".join([*head[:count], part])
-        found = command(whole)
-        if found is not None and found.tool == previous.tool:
-            return whole
+    prepositions = lexicon().words("prepositions")
+    # ... and the words from its last preposition on, where the thing goes ("add milk to the
+    # shopping list, and eggs": "add eggs to the shopping list")
+    tails: list[list[str]] = [[]] + [head[at:] for at in range(len(head) - 1, 0, -1)
+                    if head[at] in prepositions][:1]
+    for tail in tails:
+        for count in range(1, min(len(head) - len(tail) - 1, MAX_BORROWED) + 1):
+            whole = " ".join([*head[:count], part, *tail])
+            found = command(whole)
+            if found is not None and found.tool == previous.tool:
+                return whole
     return part
 
 

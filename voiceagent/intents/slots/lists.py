@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from voiceagent.intents.slots.text import Args, is_term, strip_edges, without_articles
 from voiceagent.language import lexicon, tokens
+from voiceagent.language.asking import is_remark
 
 
 def items(text: str) -> Args | None:
@@ -20,7 +21,8 @@ def items(text: str) -> Args | None:
             or lexicon().is_one("adding_verbs", low.split()[-1:])  # "dish soap put that on"
             or any(
                 lexicon().is_one("correction", tokens(part.split()[0]))
-                for part in low.split(",")[1:] if part.split())):
+                or is_remark(tokens(part))  # "swede, we're nearly out see": no item
+                for part in low.split(",")[1:] if part.split()) or is_remark(tokens(low))):
         return None  # "milk, no sorry, add eggs": a correction, not an item
     return {"items": said}
 
