@@ -140,3 +140,19 @@ def test_what_remains_on_a_timer_named_first(tools):  # noqa: F811
     s = Session(tools)
     s.say("set a timer for 35 minutes for the jollof")
     assert "jollof timer has" in s.say("ah okay no problem. the jollof, how many minutes remain?")
+
+
+@pytest.mark.parametrize("said, unserved", [
+    # a precision asked of a result names no place
+    ("one point five pounds, avoirdupois, in grams to the nearest gram please", None),
+    ("what is 17 divided by 3 to the nearest whole number", None),
+    ("where is the nearest pharmacy", "navigation"),
+    # a list sent somewhere is the sending's business, not the list's
+    ("email that list to my husband", "messages"),
+    ("text the shopping list to john", "messages"),
+    ("add milk to the shopping list", None),
+    ("call mom and add milk to my list", None),
+])
+def test_what_a_request_is_about(said, unserved):
+    topic = topics_of().cannot(said)
+    assert (topic.name if topic else None) == unserved

@@ -30,6 +30,7 @@ from voiceagent.language.lengths import lengths_said
 from voiceagent.language.lexicon import lexicon, tokens
 from voiceagent.language.numbers import amounts_in
 from voiceagent.language.plural import singular
+from voiceagent.language.rounding import without_rounding
 from voiceagent.language.topic import Terms, Topic, find_terms, term_spans, terms_at
 
 __all__ = ["DONE", "SUM_AMOUNTS", "Topic", "Topics", "find_terms", "topics_of"]
@@ -137,10 +138,12 @@ class Topics:
         """`said` has a term of `topic`'s that asks of it: not one of its `when_terms` with
         an unserved topic's term after it ("what time is the evening meeting": the meeting's
         time; "can i have today's date": the date; "put bluey on the telly": no list)."""
-        if find_terms(tuple(t for t in topic.terms if t not in topic.when_terms), said):
-            return True
-        at = find_terms(topic.when_terms, said)
         later = [u for t in unserved for u in find_terms(t.terms, said)]
+        own = find_terms(tuple(t for t in topic.terms if t not in topic.when_terms), said)
+        if any(topic.when or not any(p - NEAR <= u < p - 1 for u in later) for p in own):
+            return True  # ... but "email that list to him" is no list's business ("my
+            # playlist list" is one: the word just before names it)
+        at = find_terms(topic.when_terms, said)
         return bool(at) and not any(u > min(at) for u in later)
 
     def serving(self, tool: str) -> Topic | None:
@@ -224,7 +227,7 @@ class Topics:
 
     def _named(self, said: Sequence[str], asks: bool) -> list[Topic]:
         """The topics whose words are said; their `asked` words count only when it asks."""
-        said = self._as_terms(said)
+        said = self._as_terms(without_rounding(said))  # "to the nearest gram": no place
         return [t for t in self.topics
                 if find_terms(t.terms, said) or (asks and find_terms(t.asked, said))]
 
