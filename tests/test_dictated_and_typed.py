@@ -156,3 +156,13 @@ def test_what_remains_on_a_timer_named_first(tools):  # noqa: F811
 def test_what_a_request_is_about(said, unserved):
     topic = topics_of().cannot(said)
     assert (topic.name if topic else None) == unserved
+
+
+def test_a_correction_of_an_alarm_said_whole_is_not_one_of_the_list_just_added(tools):  # noqa: F811
+    s = Session(tools)
+    s.say("put deer corn, salt blocks and fence staples on the shopping list")
+    s.say("don't put salt blocks, make it mineral tubs")
+    s.model.enqueue("MODEL")  # the alarm and its correction go to the model, whole
+    s.say("set me an alarm for quarter to five in the mornin, naw don't make it quarter to, "
+          "make it four thirty")
+    assert "mineral tubs" in s.read() and "thirty" not in s.read()

@@ -36,6 +36,7 @@ from voiceagent.intents.list_follow_ups import (
 from voiceagent.intents.match import LocalMatch
 from voiceagent.intents.normalize import opened
 from voiceagent.intents.numbers import number_value
+from voiceagent.intents.referents import last_refs, made_before, of_kind_named
 from voiceagent.intents.timer_follow_ups import (
     TIMER_FOLLOW_UPS,
     in_unit_of,
@@ -75,26 +76,6 @@ class Pointer:
     words: dict[str, str]
 
 
-def last_refs(history: Sequence[Message]) -> list[Ref]:
-    """What the last exchange's calls made, changed, read or offered (calls that ran)."""
-    refs: list[Ref] = []
-    for message in reversed(history):
-        if message.role == "user":
-            break
-        if message.role == "tool" and not message.is_error:
-            refs[:0] = message.refs
-    return refs
-
-
-def made_before(history: Sequence[Message]) -> list[Ref]:
-    """The list items, timers and alarms the conversation's calls made, the latest first: a
-    correction naming one ("take the onions off, I meant garlic"; "make the rice timer 25
-    minutes") points at it wherever it was made."""
-    return [r for m in reversed(history) if m.role == "tool" and not m.is_error
-            for r in reversed(m.refs) if (r.kind, r.action) in {
-                ("list", "added"), ("timer", "made"), ("alarm", "made")}]
-
-
 class FollowUps:
     """Recognises follow-ups and turns them into calls on the last exchange's outcomes."""
 
@@ -122,14 +103,14 @@ class FollowUps:
     def calls(self, text: str, history: Sequence[Message]) -> list[LocalMatch]:
         """The calls `text` asks for on what the last exchange did; [] when it does not
         point back, or points at nothing this can act on."""
-        refs = last_refs(history)
+        refs = of_kind_named(last_refs(history), text)
         aside, said = opened(text)
         if not said:
             return []
         told = "" if refs else last_told(history)
         found = (self._pointed(said, aside, refs) if refs
                  else self.on_told(said, told) if told else [])
-        earlier = [] if found or not said else made_before(history)  # named, said earlier:
+        earlier = [] if found or not said else of_kind_named(made_before(history), text)
         return found or next((f for only in ("correct", "take_off") if earlier and (  # fix,
             f := self._pointed(said, aside, earlier, only=only))), [])  # or take it off
 

@@ -22,11 +22,12 @@ from voiceagent.intents import slots
 from voiceagent.intents.again import CLOCK_TOOLS, of_place_named
 from voiceagent.intents.clauses import beside_an_aside, punctuated, unpunctuated_cuts
 from voiceagent.intents.embedded import asked_directly
-from voiceagent.intents.follow_up import GIVE_WAY, FollowUps, last_refs, made_before
+from voiceagent.intents.follow_up import GIVE_WAY, FollowUps
 from voiceagent.intents.list_follow_ups import only_named
 from voiceagent.intents.match import LocalMatch
 from voiceagent.intents.naming import with_name
 from voiceagent.intents.normalize import clean
+from voiceagent.intents.referents import last_refs, made_before, of_kind_named
 from voiceagent.intents.several import (
     JOIN,
     MOVE,
@@ -134,6 +135,9 @@ class LocalCommands:
     def follow_up(self, text: str, history: Sequence[Message]) -> list[LocalMatch]:
         """The commands `text` gives by pointing at the last exchange ("cancel it" after a
         timer was set); [] otherwise (intents/follow_up.py)."""
+        pointed_at = [*last_refs(history), *made_before(history)]
+        if pointed_at and not of_kind_named(pointed_at, text):
+            return []  # "set me an alarm for 5, naw, make it 4:30" after a list add
         # "and another one saturday at nine thirty, call it football": named after it
         found = (with_name(text, lambda said: self.follow_up(said, history), self.registry)
                  or self._follow_ups.calls(text, history)

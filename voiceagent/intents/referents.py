@@ -1,0 +1,41 @@
+"""What the conversation's calls made, changed, read or offered (their typed references),
+as follow-ups point back at them: the last exchange's, and those made earlier."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from voiceagent.agent.messages import Message
+from voiceagent.agent.outcome import Ref
+from voiceagent.language import lexicon, tokens
+from voiceagent.language.plural import singular
+
+
+def last_refs(history: Sequence[Message]) -> list[Ref]:
+    """What the last exchange's calls made, changed, read or offered (calls that ran)."""
+    refs: list[Ref] = []
+    for message in reversed(history):
+        if message.role == "user":
+            break
+        if message.role == "tool" and not message.is_error:
+            refs[:0] = message.refs
+    return refs
+
+
+def of_kind_named(refs: list[Ref], text: str) -> list[Ref]:
+    """`refs`, unless `text` names a kind of thing none of them is ("set me an alarm for
+    quarter to five, naw, make it four thirty" after a list add is about the alarm)."""
+    words = {singular(w) for w in tokens(text)}
+    named = ({"timer", "alarm"} if words & lexicon().words("timer_kinds") else set()) | (
+        {"list"} if words & lexicon().words("list_words") else set())
+    kinds = {r.kind for r in refs} - {"number", "clock"}
+    return [] if named and kinds and not named & kinds else refs
+
+
+def made_before(history: Sequence[Message]) -> list[Ref]:
+    """The list items, timers and alarms the conversation's calls made, the latest first: a
+    correction naming one ("take the onions off, I meant garlic"; "make the rice timer 25
+    minutes") points at it wherever it was made."""
+    return [r for m in reversed(history) if m.role == "tool" and not m.is_error
+            for r in reversed(m.refs) if (r.kind, r.action) in {
+                ("list", "added"), ("timer", "made"), ("alarm", "made")}]
