@@ -60,7 +60,7 @@ FILE = "follow_ups.yaml"
 WHICH_WORDS = 4
 """The most words an answer to "Which one?" that names none of the ones offered has."""
 
-_NOT_TIMERS = lexicon().words("list_words") | {"lists", "note", "notes"}  # not "Which one?"
+_NOT_TIMERS = lexicon().words("not_timer_things")  # no answer to "Which one?" of timers
 
 GIVE_WAY = frozenset({"timer_which", "list_more", "note_more", "timer_more", "alarm_more",
                       *AGAIN})
