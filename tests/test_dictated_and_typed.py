@@ -166,3 +166,10 @@ def test_a_correction_of_an_alarm_said_whole_is_not_one_of_the_list_just_added(t
     s.say("set me an alarm for quarter to five in the mornin, naw don't make it quarter to, "
           "make it four thirty")
     assert "mineral tubs" in s.read() and "thirty" not in s.read()
+
+
+def test_marks_that_are_nouns_alone_are_no_dictation():
+    said = "what causes colon cancer and colon polyps"
+    assert punctuated(said) == said
+    assert punctuated("note colon call the vet comma buy dog food") == (
+        "note: call the vet, buy dog food")

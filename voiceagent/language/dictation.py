@@ -13,7 +13,8 @@ from voiceagent.language.lexicon import lexicon
 
 def punctuated(text: str) -> str:
     """`text` with its spoken marks written, when they are dictation: two or more said, or
-    one that ends a sentence said last. Otherwise `text` as it was."""
+    one that ends a sentence said last, and one of them no common noun ("colon", "period").
+    Otherwise `text` as it was."""
     lex = lexicon()
     marks = lex.names("spoken_marks")
     found = [m for m in re.finditer(rf"\b(?:{lex.regex('spoken_marks')})\b", text, re.I)
@@ -23,8 +24,9 @@ def punctuated(text: str) -> str:
     last = found[-1]
     ends = (text[last.end():].strip(" .,!?") == ""
             and lex.has("spoken_marks_ending", last[0]))
-    if len(found) < 2 and not ends:
-        return text
+    plain = [m for m in found if not lex.has("spoken_marks_nouns", m[0])]
+    if not plain or (len(found) < 2 and not ends):
+        return text  # "what causes colon cancer and colon polyps": no mark said
     out, at = [], 0
     for m in found:
         out.append(text[at:m.start()].rstrip(" ,.") + marks[" ".join(m[0].lower().split())])
