@@ -86,3 +86,17 @@ def test_no_turn_model_and_a_missing_file_are_told_apart(tmp_path: Path):
     broken.write_bytes(b"not a model")
     with pytest.raises(ModelError, match="cannot load the turn model"):
         load_turn_model(str(broken), tmp_path)
+
+
+@pytest.mark.parametrize("cpuinfo, saturates", [
+    ("processor\t: 0\nflags\t\t: fpu sse4_2 avx avx2 fma\n", True),  # the EPYC the test failed on
+    ("flags\t\t: fpu avx2 avx512f avx512_vnni\n", False),
+    ("flags\t\t: fpu avx2 avx_vnni\n", False),
+    ("processor\t: 0\nFeatures\t: fp asimd asimddp\n", False),  # a Raspberry Pi: no x86 flags
+])
+def test_the_int8_fusion_is_off_only_where_it_saturates(tmp_path: Path, cpuinfo, saturates):
+    from voiceagent.speech.turn import _saturates
+
+    (tmp_path / "cpuinfo").write_text(cpuinfo)
+    assert _saturates(tmp_path / "cpuinfo") is saturates
+    assert _saturates(tmp_path / "missing") is False

@@ -50,6 +50,23 @@ def features(samples: np.ndarray) -> np.ndarray:
     return np.asarray(_extractor()(x, padding=0), dtype=np.float32)
 
 
+_SATURATING = ["QDQSelectorActionTransformer"]
+"""onnxruntime's fusion of the model's int8 (QDQ) nodes into integer kernels: on x86 without
+VNNI those kernels saturate their int16 sums, and on an AMD EPYC with AVX2 alone the model
+said 0.70 where pipecat's reference says 0.96 for a finished "set a timer for..." (with the
+fusion off it says 0.957). Off there, at ~1.8x the time of a decision."""
+
+
+def _saturates(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool:
+    """This CPU is x86 without VNNI (its int8 dot products saturate)."""
+    try:
+        flags = next((line.split(":", 1)[1].split() for line in cpuinfo.read_text().splitlines()
+                      if line.startswith("flags")), [])
+    except OSError:
+        return False  # not Linux: the fused kernels, as onnxruntime chooses
+    return bool(flags) and "avx2" in flags and not any("vnni" in f for f in flags)
+
+
 class SmartTurn:
     """The TurnDetector port on smart-turn v3.x ONNX (one CPU thread: it runs beside the VAD
     and Whisper, 0.1 s a decision here)."""
@@ -62,8 +79,9 @@ class SmartTurn:
         options.inter_op_num_threads = 1
         options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         try:
-            self._session = ort.InferenceSession(str(path), sess_options=options,
-                                                 providers=["CPUExecutionProvider"])
+            self._session = ort.InferenceSession(
+                str(path), sess_options=options, providers=["CPUExecutionProvider"],
+                disabled_optimizers=_SATURATING if _saturates() else None)
         except Exception as exc:  # onnxruntime raises its own untyped errors
             raise ModelError(f"cannot load the turn model {path}: {exc}; run "
                              "`./install.sh` again or set [audio] turn_model = \"\"") from None
