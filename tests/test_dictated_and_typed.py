@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.test_follow_ups import Session, tools  # noqa: F401  (the fixture)
-from voiceagent.language.dictation import punctuated, unabbreviated
+from voiceagent.language.dictation import marks_written, unabbreviated
 from voiceagent.language.lexicon import tokens
 from voiceagent.language.numbers import numbers_in
 from voiceagent.language.topics import topics_of
@@ -29,7 +29,7 @@ from voiceagent.tools.calculator import make_tools
     ("the car came to a full stop", "the car came to a full stop"),
 ])
 def test_punctuation_said_aloud_is_written_only_when_dictated(said, written):
-    assert punctuated(said) == written
+    assert marks_written(said) == written
 
 
 @pytest.mark.parametrize("said, meant", [
@@ -170,6 +170,6 @@ def test_a_correction_of_an_alarm_said_whole_is_not_one_of_the_list_just_added(t
 
 def test_marks_that_are_nouns_alone_are_no_dictation():
     said = "what causes colon cancer and colon polyps"
-    assert punctuated(said) == said
-    assert punctuated("note colon call the vet comma buy dog food") == (
+    assert marks_written(said) == said
+    assert marks_written("note colon call the vet comma buy dog food") == (
         "note: call the vet, buy dog food")

@@ -11,7 +11,7 @@ import re
 from voiceagent.language.lexicon import lexicon
 
 
-def punctuated(text: str) -> str:
+def marks_written(text: str) -> str:
     """`text` with its spoken marks written, when they are dictation: two or more said, or
     one that ends a sentence said last, and one of them no common noun ("colon", "period").
     Otherwise `text` as it was."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from voiceagent.language.dictation import punctuated, unabbreviated
+from voiceagent.language.dictation import marks_written, unabbreviated
 from voiceagent.language.lexicon import lexicon
 from voiceagent.language.numbers import SMALL
 
@@ -127,5 +127,5 @@ def meant(text: str) -> str:
     (language/dictation.py), broken-off words said once, and what the end of `text` takes
     back put in its place (the lexicon's `correction` and `instead_of`)."""
     lex = lexicon()
-    return said_instead(unbroken(punctuated(unabbreviated(text))), lex.regex("correction"),
+    return said_instead(unbroken(marks_written(unabbreviated(text))), lex.regex("correction"),
                         lex.regex("instead_of"))
