@@ -36,6 +36,8 @@ TUESDAY = FakeClock("2026-12-01 08:00").now()
     # typed fractions ("set a timer for 1/2 an hour" once set one hour)
     ("1/2 an hour", 1800), ("3/4 of an hour", 2700), ("1 1/2 hours", 5400),
     ("2 1/2 minutes", 150),
+    # the smaller unit left out after the larger ("chicken's going in for an hour and twenty")
+    ("an hour and twenty", 4800), ("an hour 38", 5880), ("two minutes 30", 150),
 ])
 def test_lengths_of_time(said: str, seconds: float) -> None:
     assert duration(said) == Duration(seconds)

@@ -51,6 +51,22 @@ calculate, convert_units = make_tools()
     ("a hundred plus a hundred plus a million",
      "A hundred plus a hundred plus a million is 1000200."),
     ("is 15 percent of 80", "15 percent of 80 is 12."),
+    # how people put sums (sets 22 and 23): a share on top of an amount, sizes "by", prices
+    # "at ... each", a whole sum shared out, a rate per thing written with a slash, hours and
+    # minutes as one length
+    ("15 percent markup on 212 quid of parts",
+     "15 percent markup on 212 quid of parts is 243.8."),
+    ("20 percent vat on top of 292.5", "20 percent vat on top of 292.5 is 351."),
+    ("26 bucks plus 15 percent tip split four ways",
+     "26 bucks plus 15 percent tip split four ways is 7.475."),
+    ("11.52 plus 64 split 4 ways", "11.52 plus 64 split 4 ways is 18.88."),
+    ("84 dollars split between 3 people", "84 dollars split between 3 people is 28."),
+    ("100 minus 20 percent divided by 2", "100 minus 20 percent divided by 2 is 40."),
+    ("3 metres by 1.2", "3 metres by 1.2 is 3.6."),
+    ("3 packs of beans at 2.49 each", "3 packs of beans at 2.49 each is 7.47."),
+    ("4 trays * 24 cells/tray", "4 trays times 24 cells per tray is 96."),
+    ("42 kilometers / 1 hour 38 minutes",
+     "42 kilometers divided by 1 hour 38 minutes is about 25.7143."),
 ])
 def test_the_answer_is_a_sentence_to_speak(expression, answer):
     """Spoken as it is (speaks_result): the user's words, symbols read as words, no '='."""

@@ -194,3 +194,12 @@ def test_an_item_named_with_words_after_it_or_by_part_is_the_one_taken_off(t):
     t["add_to_list"](list_name="party", items="a pack of balloons")  # its thing, after "of"
     assert t["remove_from_list"](list_name="party", items="the balloons") == (
         "Removed pack of balloons from your party list.")
+
+
+def test_a_thing_named_by_how_much_of_it_there_is_is_the_thing():
+    """"oh and we've got enough rice now" (set 23) removed "enough rice", which was not on
+    the list; another kind of the thing ("brown rice") is not the rice."""
+    from voiceagent.tools.lists import meant_item
+    assert meant_item("enough rice", ["eggs", "rice"]) == "rice"
+    assert meant_item("plenty of eggs", ["eggs", "rice"]) == "eggs"
+    assert meant_item("brown rice", ["eggs", "rice"]) is None

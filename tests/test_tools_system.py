@@ -39,6 +39,16 @@ def test_raspberry_pi_readings(pi):
     assert re.fullmatch(r"Disk: [\d.]+ GB free of [\d.]+ GB \(\d+% used\)\.", tool(part="disk"))
 
 
+def test_how_the_cpu_is_doing_is_its_load_and_its_heat(pi, tmp_path):
+    # "pc sounds like a jet, hows the cpu doing": the 1.5B asked for part "cpu" (set 22)
+    write(tmp_path / "proc/loadavg", "3.00 2.10 1.50 2/345 6789")
+    write(tmp_path / "proc/cpuinfo", "processor\t: 0\nprocessor\t: 1\nprocessor\t: 2\n"
+          "processor\t: 3")
+    (tool,) = make_tools(pi)
+    assert tool(part="cpu") == ("The processor is about 75 percent busy over the last minute "
+                                "(4 cores). The CPU temperature is 48 degrees Celsius.")
+
+
 def test_missing_readings_are_said_plainly(tmp_path):
     (tool,) = make_tools(SystemInfo(tmp_path / "sys", tmp_path / "proc", tmp_path))
     assert tool(part="temperature") == "The CPU temperature is not available on this machine."

@@ -208,3 +208,34 @@ def test_a_room_or_a_chore_keeps_a_request_on_its_served_topic(text, about):
                                   "how much longer for the pasta"])
 def test_how_long_a_timer_has_to_go_is_on_the_timers(said):
     assert "timers" in [t.name for t in topics_of().about(said)]
+
+
+@pytest.mark.parametrize("said, about", [
+    # a length asked for in other words than "timer" (sets 20-23: the 1.5B answered "Okay,
+    # let the silicone skin over for 30 minutes." and set nothing)
+    ("right, thirty minutes, letting the silicone skin over", ["timers"]),
+    ("set me twenty minutes, the sweet pea seeds are soaking", ["timers"]),
+    ("chicken's going in for an hour and twenty", ["timers"]),
+    ("another. lamb resting, six minutes", ["timers"]),
+    ("bulk ferment, four hours, start it now", ["timers"]),
+    # ... but a length in a remark asks for nothing
+    ("i ran for thirty minutes today", []),
+    ("i was on the phone for twenty minutes", []),
+    ("mute for one hour", ["media"]),
+])
+def test_a_length_asked_for_by_itself_is_a_timer(said, about):
+    assert [t.name for t in topics_of().about(said)] == about
+
+
+@pytest.mark.parametrize("request_text, sentence, held", [
+    # live state with a number no tool of this turn gave (set 22: the 1.5B answered
+    # "Battery level is 80%." with no call)
+    ("how's the laptop battery looking", "Battery level is 80%.", "unbacked system"),
+    ("how long is left on the pasta", "Your pasta timer has 4 minutes left.",
+     "unbacked timers"),
+    # a number the user said, or none at all, states no live state
+    ("is the battery at 80 percent", "Battery at 80 percent, you said.", ""),
+])
+def test_a_number_on_live_state_must_come_from_a_tool(request_text, sentence, held):
+    facts = Facts(request=request_text, asked=tuple(topics_of().about(request_text)))
+    assert unbacked(sentence, facts) == held

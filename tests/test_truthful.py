@@ -1219,3 +1219,101 @@ def test_a_number_worked_out_of_amounts_asked_in_words_comes_from_a_tool_too(too
 def test_numbers_said_or_known_are_spoken_as_they_are(tools, said, answer):
     model = ScriptedChatModel().enqueue(answer)
     assert run(model, tools, said)[1] == answer
+
+
+def test_a_lead_in_said_before_a_made_up_number_is_followed_by_the_worked_one(tools):
+    """"If you pay the 12 for printing first," was said, the number after it held back, and
+    the user heard "..., Sorry, I couldn't do that." (sets 20 and 21): the model is asked
+    again with the calculator required, and its result follows the lead-in."""
+    model = ScriptedChatModel().enqueue(
+        "If you pay the 12 for printing first, you will have 9 dollars a day.")
+    model.enqueue(calls(("calculate", {"expression": "(43 - 12) / 4"})))
+    result, spoken = run(model, tools, "i've got 43 dollars for four days, and if i pay the "
+                                       "12 for printing first")
+    assert spoken.startswith("If you pay the 12 for printing first,")
+    assert spoken.endswith("is 7.75.") and "9 dollars" not in spoken
+    assert model.requests[1].tool_choice == ("calculate", "convert_units")
+    model.assert_consumed()
+
+
+@pytest.mark.parametrize("request_text, expression, answer", [
+    # the user's money word, written as the model writes it (set 22)
+    ("thirty eight bucks for the meat split four ways, what's that each",
+     "38 dollars divided by 4", "is 9.5."),
+    # a sum on the last total: the conversation's amounts are the user's (set 22)
+    ("now stick twenty percent vat on top", "20 percent vat on top of 734.9", "is 881.88."),
+])
+def test_a_sum_in_the_users_words_runs(tools, request_text, expression, answer):
+    history = [Message("user", "labour plus materials, what's that"),
+               Message("assistant", "",
+                       (ToolCall("c1", "calculate", {"expression": "292.5 + 442.4"}),)),
+               Message("tool", "292.5 plus 442.4 is 734.9.", call_id="c1", name="calculate"),
+               Message("assistant", "292.5 plus 442.4 is 734.9.")]
+    model = ScriptedChatModel().enqueue(calls(("calculate", {"expression": expression})))
+    agent = Agent(model, tools, AgentConfig(), Events())
+    spoken: list[str] = []
+    agent.run_turn(history, request_text, on_text=spoken.append)
+    assert " ".join(spoken).endswith(answer), spoken
+
+
+@pytest.mark.parametrize("request_text, held", [
+    ("how many miles is a 10 km run", True),  # a conversion: the converter's number
+    ("how many calories are in 100 grams of rice", False),  # a fact about one amount
+])
+def test_a_conversion_answered_in_words_is_worked_out_by_the_converter(tools, request_text,
+                                                                        held):
+    model = ScriptedChatModel().enqueue("It is about 6 of them.")
+    model.enqueue(calls(("convert_units", {"value": 10, "from_unit": "km", "to_unit": "miles"})))
+    _result, spoken = run(model, tools, request_text)
+    assert (spoken == "10 km is 6.214 miles.") is held, spoken
+
+
+def test_a_list_named_without_the_word_list_is_the_lists_business(tools):
+    """"tom reyes has sent his regrets, take him off the guests" (set 23): with no word of
+    a list the request was on no topic, the model was offered no tool and said "he has been
+    removed from the guests list" with no call. The user's own list, named, puts the
+    request on the lists: the claim is held and the list tools are required."""
+    tools.run(ToolCall("c0", "add_to_list", {"list_name": "guests",
+                                             "items": "marcus bell, tom reyes"}))
+    model = ScriptedChatModel().enqueue(
+        "Tom Reyes has sent his regrets, and he has been removed from the guests list.")
+    model.enqueue(calls(("remove_from_list", {"list_name": "guests", "items": "tom reyes"})))
+    result, spoken = run(model, tools, "tom reyes has sent his regrets, take him off the guests")
+    # (its first clause, which claims nothing, was already said)
+    assert spoken.endswith("Removed tom reyes from your guests list.")
+    assert "been removed" not in spoken
+    assert model.requests[0].tool_choice == "auto" and model.requests[1].tool_choice == LISTS
+    model.assert_consumed()
+
+
+def test_a_list_called_something_is_that_list(tools):
+    """"new list called van, 15 mil copper pipe, ptfe tape" (set 22): the 1.5B made a list
+    named "new"; the list the user named goes in instead."""
+    model = ScriptedChatModel().enqueue(calls(
+        ("add_to_list", {"list_name": "new", "items": "15 mil copper pipe, ptfe tape"})))
+    _result, spoken = run(model, tools, "new list called van, 15 mil copper pipe, ptfe tape")
+    assert spoken == "Added 15 mil copper pipe and ptfe tape to your new van list."
+
+
+@pytest.mark.parametrize("request_text, sentence", [
+    # set 23, the 1.5B with no call: an order's beginning reported, a clock time said by
+    # its hour, an order said back with its amount in digits
+    ("start the recording on zoom", "Recording started on Zoom."),
+    ("when is nine of the night here, which hour is in são paulo", "In São Paulo, it is 10 PM."),
+    ("right, thirty minutes, letting the silicone skin over", "OK, set a timer for 30 minutes."),
+])
+def test_what_no_call_did_or_gave_is_not_said(request_text, sentence):
+    facts = Facts(request=request_text, known=[request_text],
+                  asked=tuple(topics_of().about(request_text)))
+    assert unspeakable(sentence, facts), sentence
+
+
+@pytest.mark.parametrize("request_text, sentence", [
+    ("when did world war two start", "It started in 1939."),
+    ("tell me a fact about ww2", "WW2 started in 1939."),
+    ("wake me at 7 am", "Alarm set for 7 AM."),
+])
+def test_what_begins_in_an_answer_of_knowledge_is_said(request_text, sentence):
+    facts = Facts(request=request_text, known=[request_text, "Alarm set for 7:00 AM tomorrow."],
+                  wrote=True, ran={"set_alarm"})
+    assert unspeakable(sentence, facts) == ""

@@ -87,6 +87,8 @@ def unsaid_words(value: str, utterance: str) -> list[str]:
     lex = lexicon()
     spoken = words(utterance) + words(" ".join(numbers_meant(utterance)))
     heard = {singular(w.removesuffix("'s")) for w in spoken}
+    heard |= {other for pair in lex.pairs("said_alike") for word, other in (pair, pair[::-1])
+              if word in heard}  # "26 bucks": "dollars" in the sum is the user's word
     # spelled otherwise ("icecream", "27th"), but not inside the word for a tool's own kind
     # of thing: "time" in "set a timer for that long" was a timer's label
     joined = " ".join(w for w in spoken if not lex.is_one("own_tools", [w]))
@@ -149,7 +151,8 @@ def ground(tool: Tool, args: dict[str, Any], utterance: str, *, earlier: str = "
     now = utterance = without_name(utterance)  # "... on my shopping list olly": not "olly"
     utterance = f"{answering} {utterance}".strip()
     back = lexicon().has("back", now)  # "and in Paris?", "what's the date there?"
-    said = utterance if tool.writes or not back else f"{earlier} {utterance}"
+    said = (utterance if tool.writes or not (back or tool.recalls)
+            else f"{earlier} {utterance}")
     exists = dict(tool.known)
     for param, has in exists.items():
         value = args.get(param)
@@ -181,6 +184,9 @@ def ground(tool: Tool, args: dict[str, Any], utterance: str, *, earlier: str = "
         value = args.get(param)
         if isinstance(value, str) and value.strip() and param not in drop:
             unsaid = unsaid_words(value, said)
+            if tool.recalls:  # a sum's words are the model's ("5 people * 4 wings per
+                unsaid = [w for w in unsaid if any(c.isdigit() for c in w)]  # person"): its
+                # numbers must be the user's or the conversation's
             if ((unsaid or not _content(value)) and param in exists and exists[param](value)
                     and not tool.destroys):
                 continue  # names something the user already has (their shopping list, the
@@ -239,7 +245,9 @@ def _another_named(tool: Tool, param: str, value: str, utterance: str) -> bool:
     name `value` as one too ("... and the baking list")."""
     spoken = named(tool, param, utterance)
     said = f" {' '.join(tokens(utterance))} "
+    named_as = lexicon().words("naming_words")  # "new list called van": not a list "new"
     as_one = any(f" {' '.join(tokens(value))} {w} " in said
+                 and not any(f" {' '.join(tokens(value))} {w} {n} " in said for n in named_as)
                  for w in lexicon().words("list_words"))
     return bool(spoken) and not set(spoken.split("-")) <= set(tokens(value)) and not as_one
 

@@ -53,6 +53,7 @@ from voiceagent.errors import ChatError
 from voiceagent.language import lexicon, tokens
 from voiceagent.language.numbers import amounts_in
 from voiceagent.language.people import people_known
+from voiceagent.language.plural import singular
 from voiceagent.language.restarts import meant
 from voiceagent.language.topics import SUM_AMOUNTS, Topic, topics_of
 from voiceagent.ports import Approver, ChatModel
@@ -149,7 +150,9 @@ class Agent:
         enough = stop or threading.Event()  # stop at the first token: the prompt is cached
         try:
             said = Said(words, answering=answering(history),
-                        last_request=last_request(history), last_results=last_results(history))
+                        last_request=last_request(history), last_results=last_results(history),
+                    results=" ".join(m.text for m in history[-RECALLED_MESSAGES:]
+                                     if m.role == "tool" and not m.is_error))
             if not words:
                 user_text = warm_turn()
             elif self._words_only(said, self._about(said)):  # the first request has the note
@@ -165,16 +168,48 @@ class Agent:
         except Exception as exc:  # in the background, e.g. its client closed at exit
             log.debug("warm-up request stopped: %s", exc)
 
-    @staticmethod
-    def _about(said: Said) -> list[Topic]:
+    def _about(self, said: Said) -> list[Topic]:
         """The topics of the request; for one on none that points back at the last exchange
         ("clear it" after the list was read out, "cancel all of them" after the alarms),
-        the topics of that exchange: what the user said then and what its tools answered."""
+        the topics of that exchange: what the user said then and what its tools answered;
+        else the topic of a thing of the user's it names ("take him off the guests")."""
         known = topics_of()
         about = known.about(said.now)
-        if about or not lexicon().has("refers_back", said.now):
+        if about:
             return about
-        return known.about(f"{said.last_request}. {said.last_results}")
+        if lexicon().has("refers_back", said.now):
+            return known.about(f"{said.last_request}. {said.last_results}")
+        return self._things_named(said.now)
+
+    def _things_named(self, text: str) -> list[Topic]:
+        """The served topics whose tools keep a thing `text` names after a determiner ("read
+        me the favours", "take him off the guests": the user's lists of those names)."""
+        said, lex = tokens(text), lexicon()
+        plain = lex.words("function_words")
+        named = [" ".join(said[at + 1:end]) for at, word in enumerate(said)
+                 if word in lex.words("determiners")
+                 for end in (at + 2, at + 3) if end <= len(said)
+                 and not set(said[at + 1:end]) & plain]
+        found: dict[str, Topic] = {}
+        for name in self.tools.names:
+            tool, topic = self.tools.get(name), topics_of().serving(name)
+            if tool is None or topic is None or topic.name in found:
+                continue
+            if any(param in tool.grounded and exists(thing)
+                   for param, exists in tool.known for thing in named):
+                found[topic.name] = topic
+        return list(found.values())
+
+    @staticmethod
+    def _worked(text: str, about: Sequence[Topic]) -> bool:
+        """The request asks for a number worked out of its amounts ("if i ran 10 k in 52
+        minutes what's my pace"), or of one amount in a unit ("how many miles is a 10k"):
+        a number the answer states must be one a tool worked out."""
+        said = tokens(text)
+        amounts = amounts_in(text, said, topics_of().number_words)
+        asks_sum = any(t.numbers for t in about) or lexicon().has("wh_words", said)
+        return asks_sum and (amounts >= SUM_AMOUNTS or (
+            amounts >= 1 and any(t.numbers for t in about) and _converts(said)))
 
     def _words_only(self, said: Said, about: Sequence[Topic]) -> bool:
         """A request on no topic a tool serves needs no tool when every enabled tool serves
@@ -209,9 +244,7 @@ class Agent:
                       answering=bool(said.answering),
                       no_answers=no_answers(history, user_text),
                       request=user_text,
-                      worked=(any(t.numbers for t in about) or lexicon().has(  # "if i ran
-                          "wh_words", tokens(user_text))) and amounts_in(  # 10 k in 52 min
-                          user_text, tokens(user_text), known.number_words) >= SUM_AMOUNTS,
+                      worked=self._worked(user_text, about),
                       people=people_known(user_text, said.earlier),
                       tool_names=frozenset(n for n in self.tools.names if "_" in n),
                       unserved=known.only_unserved(user_text),
@@ -223,7 +256,8 @@ class Agent:
         def on_held(text: str, why: str) -> None:
             self.events.emit(HeldBack(text, why))
 
-        policy = CallPolicy(self.tools, said, doubtful, self.approve, on_error=on_error)
+        policy = CallPolicy(self.tools, said, doubtful, self.approve, on_error=on_error,
+                            things_of=frozenset(t.name for t in self._things_named(user_text)))
         return Turn(tools=self.tools, events=self.events, policy=policy,
                     voice=Voice(on_text, facts, on_held), user_text=user_text, cancel=cancel)
 
@@ -233,3 +267,19 @@ def _both(first: TurnResult, then: TurnResult) -> TurnResult:
     return TurnResult(f"{first.answer} {then.answer}".strip(),  # the commands last: what
                       [*then.messages, *first.messages],  # "another four minutes" points at
                       then.stop, [*first.tool_calls, *then.tool_calls], then.usage, then.error)
+
+
+RECALLED_MESSAGES = 24
+"""How far back the conversation's results count for a sum (a few turns of calls)."""
+
+
+def _converts(said: Sequence[str]) -> bool:
+    """Two units of one kind are named ("how many miles is 10 km"): a conversion, not a
+    fact about one amount ("how many calories are in 100 grams of rice")."""
+    named: dict[str, set[str]] = {}
+    for kind, units in lexicon().table("unit_sizes").items():
+        for name, row in units.items():
+            spellings = {name, *(row[1:] if isinstance(row, list) else ())}
+            if any(singular(w) in spellings or w in spellings for w in said):
+                named.setdefault(kind, set()).add(name)
+    return any(len(names) >= 2 for names in named.values())

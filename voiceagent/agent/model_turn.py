@@ -136,11 +136,14 @@ class ModelTurn:
         default). After small talk the 1.5B answered "what time is it" with a time of its
         own; asked "fine, add naan bread to the list then" it said it would, with no call."""
         voice = self.turn.voice
-        if voice.dropped and not voice.silent and not ends_sentence(voice.said[-1]):
-            return self._plain()  # "To list the subjects of your emails," and the rest held
-        if not voice.silent or not voice.dropped:
-            return ""
         reasons = [reason for _s, reason in voice.dropped]
+        partial = bool(voice.dropped) and not voice.silent and not ends_sentence(voice.said[-1])
+        if partial and (self.retried or not any(_claim_topic(r) for r in reasons)):
+            return self._plain()  # "To list the subjects of your emails," and the rest held
+        if not partial and (not voice.silent or not voice.dropped):
+            return ""
+        # a lead-in said, the number after it held ("If you pay the 12 for printing first,"):
+        # asked again with the tool that works it out, whose result follows the lead-in
         refused_other = all(r.startswith(REFUSES_OTHER) for r in reasons)
         if refused_other:  # the example's weather, asked of theatre
             unserved = [t for t in voice.facts.asked if not t.served]

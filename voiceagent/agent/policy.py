@@ -64,6 +64,9 @@ class Said:
     last_results: str = ""
     """What the last exchange's tools answered: it counts for a follow-up's calls too ("add
     a hundred to that" works on the 84 a sum gave)."""
+    results: str = ""
+    """What the conversation's tools answered, for tools that recall it (a sum on a total
+    two turns back: "now stick twenty percent vat on top of that")."""
 
 
 @dataclass
@@ -76,6 +79,9 @@ class CallPolicy:
     """The recogniser was unsure: nothing that changes anything may run."""
     approve: Approver | None = None
     on_error: Callable[[str, Exception], None] = lambda _where, _exc: None
+    things_of: frozenset[str] = frozenset()
+    """The served topics a thing of the user's the request names belongs to ("take him off
+    the guests": the lists): their tools are on the request's topic."""
     answered: dict[str, str] = field(default_factory=dict)
     """Result text of each call the model has seen, by the call's key."""
     warned: set[str] = field(default_factory=set)
@@ -102,9 +108,12 @@ class CallPolicy:
         if (tool.writes and not (template or follow or self.said.answering)
                 and asks_only(tokens(self.said.now))):  # "what time is my alarm set for"
             return Decision("refuse", call, tell_model("question_no_write", name=call.name))
-        back = follow or lexicon().has("refers_back", self.said.now)  # "put it on the list"
+        back = (follow or tool.recalls  # a sum on the last total
+                or lexicon().has("refers_back", self.said.now))  # "put it on the list"
         answering = self.said.answering or (
             f"{self.said.last_request} {self.said.last_results}" if back else "")
+        if tool.recalls:
+            answering = f"{self.said.results} {answering}"
         # what the user said in the request this turn answers counts too ("remind me to go
         # to the store every friday" "For what time?" "At five.": every Friday at five)
         args, added = carry(tool, runs.args, f"{self.said.answering} {self.said.now}".strip(),
@@ -148,6 +157,9 @@ class CallPolicy:
         ("how much time is left on it" after "actually make it 15" reset a timer), and for
         any tool when the user corrects the last request ("sorry, I meant margarine, not
         butter")."""
+        serving = topics_of().serving(name)
+        if serving is not None and serving.name in self.things_of:
+            return False
         said = f"{self.said.answering} {self.said.now}"
         if not writes or lexicon().has("correction", self.said.now) or lexicon().has(
                 "refers_back", self.said.now):

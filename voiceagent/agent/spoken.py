@@ -51,6 +51,13 @@ def _words(text: str) -> list[str]:
 
 
 _CLOCK = re.compile(r"\b\d{1,2}:\d{2}\b")
+_HOUR_OF_DAY = re.compile(r"\b(\d{1,2})\s*([ap])\.?\s?m\b", re.I)
+"""A clock time said by its hour and half of the day ("10 PM", "7 a.m.")."""
+
+
+def _hours_of_day(text: str) -> set[tuple[int, str]]:
+    return {(int(h) % 12, half.lower())
+            for h, half in _HOUR_OF_DAY.findall(numbers_in(text.lower()))}
 _ISO_DATE = re.compile(r"\b\d{4}-\d{1,2}-\d{1,2}\b")
 """A date as a program writes it ("The current week is 2023-04-16."): no tool here says
 one, so unless the user did, it was made up."""
@@ -153,7 +160,11 @@ def unbacked(sentence: str, facts: Facts) -> str:
                   or (topic.conversation and set(topic.tools) & facts.ran_before
                       and _told_before(sentence, topic, facts.results_before))):
             return f"unbacked {topic.name}"
-    if not facts.wrote and (_takes_on(sentence, facts.request) or _reported_bare(sentence)):
+    live = _live_number(sentence, facts)
+    if live is not None:
+        return f"unbacked {live.name}"  # "Battery level is 80%." with no status read
+    if not facts.wrote and (_takes_on(sentence, facts.request) or _reported_bare(
+            sentence, ordered=facts.request)):
         return "claims what no tool did"  # "Sure, set a timer for eight minutes.", no call
     if not facts.wrote and topics_of().acknowledges(sentence, bare=facts.named):
         return "claims what no tool did"  # "pause timer" -> "Sure.", with no call
@@ -179,6 +190,27 @@ def unbacked(sentence: str, facts: Facts) -> str:
     return ""
 
 
+def _live_number(sentence: str, facts: Facts) -> Topic | None:
+    """The served topic asked about whose live state `sentence` puts a number on, in the
+    topic's own words, when none of its tools ran ("how's the laptop battery looking" ->
+    "Battery level is 80%."; "Your pasta timer has 4 minutes left."). Sums have their own
+    check (`_unworked`), the clock its own (times, weekdays, claims)."""
+    said = tokens(sentence)
+    for topic in facts.asked:
+        if (not topic.served or topic.numbers or topic.when or set(topic.tools) & facts.ran
+                or not find_terms(topic.terms, said)):
+            continue
+        told = {n for text in (facts.request, *facts.known, *facts.errors)
+                for n in _numbers(text)}  # "A timer can be at most 7 days long." (an error's)
+        if _numbers(sentence) - told - {0.0, 1.0}:
+            return topic
+    return None
+
+
+def _numbers(text: str) -> set[float]:
+    return {float(n) for n in re.findall(NUMBER, numbers_in(text.lower().replace(",", "")))}
+
+
 def _claimed(sentence: str) -> list[Topic]:
     """The topics whose claims `sentence` makes, as said, without the adverbs inside a claim
     ("The shopping list now contains coffee.": "list contains"; "It is now 5 pm" keeps its
@@ -197,13 +229,14 @@ def _takes_on(sentence: str, request: str) -> bool:
     request's own words ("Sure, set a timer for eight minutes." to "eight minutes" after "For
     how long?"). Advice opens so too, in its own words ("Sure, make sure you sleep enough.")
     or to a question ("how do I bake bread at 180 degrees": "Sure, set the oven to 180...")."""
-    said = tokens(sentence)
+    said = tokens(numbers_in(sentence.lower()))  # "30 minutes" for "thirty minutes"
     start = skip_fillers(said)
     if sentence.rstrip().endswith("?") or asks_only(tokens(request)) or not (
             find_terms(topics_of().verbs, said[start:start + 1])):
         return False
     plain = lexicon().words("function_words")
-    echoed = len({w for w in tokens(request) if w not in plain} & set(said[start:]))
+    echoed = len({w for w in tokens(numbers_in(request.lower())) if w not in plain}
+                 & set(said[start:]))
     if start:
         return echoed >= GRANT_ECHO
     # no "Sure,": the order said back ("Set a timer for 7 minutes."), about as long as it
@@ -239,11 +272,16 @@ def _hands_back(sentence: str, request: str) -> bool:
     return len({w for w in tokens(request) if w not in plain} & set(said)) >= GRANT_ECHO
 
 
-def _reported_bare(sentence: str) -> bool:
+def _reported_bare(sentence: str, *, ordered: str = "") -> bool:
     """A thing and what was done to it, and nothing else: "Bicarb added.", "Milk removed."
-    (to "take the baking powder off then put bicarb on instead", no call)."""
+    (to "take the baking powder off then put bicarb on instead", no call); to an order of
+    it (`ordered`, not a question: "when did the war start"), what begins too: "Recording
+    started on Zoom." to "start the recording on zoom" (lexicon "bare_reports")."""
     said = tokens(sentence)
-    done = [at for at in find_terms(topics_of().reports, said) if at > 0]
+    asked = tokens(ordered)
+    begun = tuple(t for t in lexicon().terms("bare_reports")
+                  if not asks_only(asked) and any(w[:4] == t[0][:4] for w in asked))
+    done = [at for at in find_terms(topics_of().reports + begun, said) if at > 0]
     return (0 < len(said) <= BARE_REPORT and bool(done) and not sentence.rstrip().endswith("?")
             and not find_terms(topics_of().describers, said[done[-1] - 1:done[-1]])
             and not lexicon().has("negation", said) and not lexicon().has("absence", said))
@@ -286,11 +324,8 @@ SUMS = "sums"
 def _unworked(sentence: str, facts: Facts) -> bool:
     """`sentence` states a number (other than 0 or 1, said in passing: "one of them") that
     neither the user nor a tool said."""
-    def numbers(text: str) -> set[float]:
-        return {float(n) for n in re.findall(NUMBER, numbers_in(text.lower().replace(",", "")))}
-
-    known = set().union(*map(numbers, facts.known)) if facts.known else set()
-    return bool(numbers(sentence) - known - {0.0, 1.0})
+    known = set().union(*map(_numbers, facts.known)) if facts.known else set()
+    return bool(_numbers(sentence) - known - {0.0, 1.0})
 
 
 def _copied(sentence: str, facts: Facts) -> bool:
@@ -322,6 +357,9 @@ def unspeakable(sentence: str, facts: Facts | None = None) -> str:
     for time in _CLOCK.findall(sentence):
         if not any(time in fact for fact in facts.known):
             return "made-up time"
+    said_hours = _hours_of_day(sentence)  # "In São Paulo, it is 10 PM.", no call
+    if said_hours and not said_hours <= set().union(*map(_hours_of_day, facts.known)):
+        return "made-up time"
     for date in _ISO_DATE.findall(sentence):
         if not any(date in fact for fact in facts.known):
             return "made-up date"

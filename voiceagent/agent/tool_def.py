@@ -72,6 +72,10 @@ class Tool:
     """(parameter, lexicon word set): a parameter that changes what the call does (more time
     on a running timer instead of a new one) counts only when the user said a word of that
     set ("add", "more"); otherwise it is left out."""
+    recalls: bool = False
+    """The conversation's amounts count as said for its arguments (the user's earlier words
+    and the last results), as they do for a follow-up: a sum on an earlier total ("now stick
+    twenty percent vat on top") or distance ("took me an hour 38, what's my average")."""
     retried: bool = True
     """Among the tools a turn asks the model to use when it answered without them (a claim
     no result backs): the clock's time-zone converter is not, it is for a question that
@@ -106,6 +110,7 @@ def tool(
     asked_by: Mapping[str, str] | None = None,
     creates: Mapping[str, str] | None = None,
     found: Mapping[str, Callable[[str], str]] | None = None,
+    recalls: bool = False,
     retried: bool = True,
 ) -> Any:
     """Decorator: `@tool` or `@tool(needs_approval=True, ...)` turns a function into a Tool.
@@ -137,6 +142,7 @@ def tool(
             asked_by=tuple((asked_by or {}).items()),
             creates=tuple((creates or {}).items()),
             found=tuple((found or {}).items()),
+            recalls=recalls,
             retried=retried,
         )
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from voiceagent.language.lexicon import lexicon, tokens
 from voiceagent.language.numbers import NUMBER, numbers_in
 from voiceagent.language.spoken_time import UNITS, duration
 
@@ -31,3 +32,19 @@ def lengths_said(utterance: str) -> set[float]:
     return found | {float(n) * unit for n in re.findall(NUMBER, numbers_in(text))  # "12 minutes
                     for unit in units}  # for the ribs and 4 for the fries": 4 minutes too
 
+
+
+def length_alone(utterance: str) -> bool:
+    """A clause of `utterance` says a length of time and nothing else but its fillers
+    (lexicon "length_clause_fillers"): "right, thirty minutes, letting the silicone skin
+    over", "another. lamb resting, six minutes" ask for one kept."""
+    lex = lexicon()
+    for clause in re.split(r"[,.;:!?]\s*", utterance.lower()):
+        said = tokens(clause)
+        while said and lex.is_one("length_clause_fillers", said[:1]):
+            said = said[1:]
+        if len(said) > 1 and lex.is_one("length_clause_fillers", said[:2]):
+            said = said[2:]
+        if said and duration(" ".join(said)) is not None:
+            return True
+    return False

@@ -109,6 +109,28 @@ def _written_fractions(text: str) -> str:
     return _WRITTEN_FRACTION.sub(decimal, text)
 
 
+def _next_unit(unit: str) -> str | None:
+    """The unit said after `unit` in a length ("hour" -> "minute"), by time.yaml's order."""
+    order = _LEX.phrases("said_lengths")
+    named = next((u for u in order if UNITS[u] == UNITS[unit]), None)
+    at = order.index(named) if named else len(order)
+    return order[at + 1] if at + 1 < len(order) else None
+
+
+_UNIT_LEFT_OUT = re.compile(rf"({NUMBER})\s*({UNIT_WORDS})\s+(?:(?:{_LEX.regex('joiners')})\s+)?"
+                            rf"(\d{{1,2}})\s*$")
+
+
+def _implied_unit(text: str) -> str:
+    """A number after a unit, with its own unit left out, in the next unit: "an hour and
+    twenty" is 1 hour 20 minutes, "2 minutes 30" 2 minutes 30 seconds (below 60 only)."""
+    found = _UNIT_LEFT_OUT.search(text)
+    smaller = _next_unit(found[2]) if found else None
+    if found is None or smaller is None or int(found[3]) >= 60:
+        return text
+    return f"{text} {plural(smaller)}"
+
+
 def duration(text: str) -> Duration | None:
     """The length of time all of `text` says ("five minutes", "a minute and a half", "90
     seconds", "10 minutes from now"), else None: "5" alone, "a few minutes" and "5 minutes
@@ -116,7 +138,7 @@ def duration(text: str) -> Duration | None:
     t = numbers_in(_written_fractions(text.lower()))
     t = _HEDGE.sub("", t)
     t = _FROM_NOW.sub("", t)
-    t = _spoken_amounts(_MORE.sub(" ", t))
+    t = _implied_unit(_spoken_amounts(_MORE.sub(" ", t)))
     parts = _PART.findall(t)
     if not parts or _JOINERS.sub(" ", _PART.sub(" ", t)).strip():
         return None
@@ -129,7 +151,7 @@ def duration(text: str) -> Duration | None:
 def read_duration(text: str) -> Duration:
     """The length of time in `text`, forgiving the words around it: "5 minutes", "1 hour 30
     minutes", "half an hour", "90 s"; a bare number means minutes ("set a timer for 5")."""
-    t = _spoken_amounts(_written_fractions(text))
+    t = _implied_unit(_spoken_amounts(_written_fractions(text)))
     parts = _LOOSE_PART.findall(t)
     if parts:
         return Duration(sum(float(n) * _seconds(u) for n, u in parts))

@@ -26,7 +26,7 @@ from voiceagent.language.asking import (
     unaddressed,
 )
 from voiceagent.language.data_file import load_data
-from voiceagent.language.lengths import lengths_said
+from voiceagent.language.lengths import length_alone, lengths_said
 from voiceagent.language.lexicon import lexicon, tokens
 from voiceagent.language.numbers import amounts_in
 from voiceagent.language.plural import singular
@@ -159,7 +159,8 @@ class Topics:
         asks = is_request(text, said)
         named = self._named(unaddressed(said), asks)
         timed = (any(t.lengths for t in self.topics) and not any(not t.served for t in named)
-                 and lexicon().has("asking_to_do", said) and bool(lengths_said(text)))
+                 and (lexicon().has("asking_to_do", said) or lexicon().has("timing_asks", said)
+                      or length_alone(text)) and bool(lengths_said(text)))
         unserved = any(not t.served for t in named)  # "one euro in dollars" is no sum
         found = [t for t in self.topics if t in named
                  or (t.numbers and asks and not unserved
@@ -288,7 +289,9 @@ class Topics:
         named before it ("Alarm canceled.", "The 5 AM alarm has been cancelled.", "I removed
         eggs from your shopping list."): the models' way to claim a call they never made."""
         reported = [at for at in find_terms(self.reports, said) if at > start and not (
-            self._negated(said, at) or find_terms(self.describers, said[at - 1:at]))]
+            self._negated(said, at) or (find_terms(self.describers, said[at - 1:at])
+                                        and not lexicon().is_one("perfect_passive",
+                                                                 said[max(0, at - 2):at])))]
         if reported and find_terms(self.reporters, said[start:start + 1]):
             return True  # "I found the list named shopping and removed apple.", "I removed
             # "apple" from it." (the list named in the sentence before)

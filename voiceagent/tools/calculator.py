@@ -66,9 +66,32 @@ _SIZE_AFTER_NUMBER = re.compile(rf"(\d)\s*({_counted_units('length', 'mass', 'vo
 "2 litres plus 500 millilitres" is no sum of numbers."""
 _NUM = r"\d+(?:\.\d+)?"
 _PERCENT_ON = re.compile(rf"(?:^|(?<=[(+-]))\s*({_NUM})\s*([+-])\s*({_NUM})\s*/\s*100"
-                         rf"(?!\s*[*/\d(])")
+                         rf"(?!\s*[*\d(])")
 """A share added to or taken from what it is a share of, as a calculator reads it: '3500
-plus 15 percent' is 3500 * 1.15, not 3500.15."""
+plus 15 percent' is 3500 * 1.15, not 3500.15; whole, before what follows ('26 plus 15
+percent divided by 4' is 29.90 / 4)."""
+_WORD_PER_WORD = re.compile(r"(?<=[a-z])\s*/\s*(?=[a-z])")
+"""A slash between words is "per" ("24 cells/tray"), not a division."""
+_GROUPS_OF = re.compile(rf"({_NUM})\s+([a-z]+)\s+of\s+({_NUM})(?=\s+[a-z])")
+"""'4 trays of 24 cells': so many groups of so many."""
+_ON_TOP = re.compile(rf"({_NUM})\s*(?:percent|per cent)\s+(?:{_LEX.regex('shares_on_top')})"
+                     rf"(?:\s+on\s+top)?\s+(?:on|of|for|to)\s+({_NUM})")
+"""'15 percent markup on 212': 212 with 15 percent of it on top."""
+
+
+def _unit_names(seconds: float) -> str:
+    names = [name for name, row in _LEX.table("durations").items()
+             if (row[0] if isinstance(row, list) else row) == seconds
+             for name in (name, *(row[1:] if isinstance(row, list) else ()))]
+    return "|".join(sorted({f for n in names for f in (n, plural(n))}, key=len, reverse=True))
+
+
+_HOURS_AND_MINUTES = re.compile(rf"({_NUM})\s*(?:{_unit_names(3600)})\s+(?:and\s+)?({_NUM})"
+                                rf"(?:\s*(?:{_unit_names(60)})\b)?(?!\s*[a-z\d])")
+"""'1 hour 38 minutes' in a sum is 1 + 38/60 hours ("42 km / 1 hour 38 minutes")."""
+_SHARED = re.compile(rf"^(.+?)\s+(?:{_LEX.regex('sum_shares')})\s+({_NUM})"
+                     rf"(?:\s+(?:{_LEX.regex('share_nouns')}))?\s*$")
+"""A sum's end sharing all of it out: "11.52 plus 64 split 4 ways" is 75.52 / 4."""
 _PERCENT_OFF = re.compile(rf"({_NUM})\s*/\s*100\s+off\s+({_NUM})(?![\d.])")
 """'20 percent off 60': 60 less a fifth."""
 
@@ -78,13 +101,18 @@ def to_expression(text: str) -> str:
     t = sum_amounts(_OPENER.sub("", numbers_in(text.lower())))
     t = re.sub(r"[$€£](?=\s*\d)", "", t.replace(",", "")).rstrip(" ?.!=")  # "$60": 60
     t = _WRITTEN.sub(lambda m: f" {_SIGNS[m[0].strip()]} ", t)
+    t = _WORD_PER_WORD.sub(" per ", t)  # "24 cells/tray"
+    t = _ON_TOP.sub(r" ( \2 + \2 * \1 / 100 ) ", t)
+    t = _HOURS_AND_MINUTES.sub(r" ( \1 + \2 / 60 ) ", t)
+    t = _SHARED.sub(r"( \1 ) / \2", " ".join(t.split()))
     t = _SUM_WORDS.sub(lambda m: f" {_LEX.lookup('sum_words', m[0])} ", t)
     t = re.sub(rf"\b({'|'.join(_FUNCS)})\s+({NUMBER})", r"\1(\2)", t)
+    t = _GROUPS_OF.sub(r"\1 \2 * \3", t)
     t = _FILLERS.sub(" ", t)
     t = _UNIT_AFTER_NUMBER.sub(r"\1", t)  # "3 hours * 60 minutes": the numbers are the sum
     if len({singular(m[2]) for m in _SIZE_AFTER_NUMBER.finditer(t)}) == 1:
         t = _SIZE_AFTER_NUMBER.sub(r"\1", t)
-    t = _PERCENT_ON.sub(r" \1 \2 \1 * \3 / 100", t)
+    t = _PERCENT_ON.sub(r" ( \1 \2 \1 * \3 / 100 ) ", t)
     t = _PERCENT_OFF.sub(r"\2 - \2 * \1 / 100", t)
     return " ".join(t.split())
 
@@ -197,7 +225,7 @@ def spoken_sum(said: str, value: float) -> str:
     rounded = round(value, 4)
     exact = math.isclose(rounded, value, rel_tol=1e-12, abs_tol=1e-12)  # sin(30) is 0.5
     answer = f"{'' if exact else 'about '}{spoken_number(rounded)}"
-    words = _TAIL.sub("", _OPENER.sub("", said.strip()))
+    words = _TAIL.sub("", _OPENER.sub("", _WORD_PER_WORD.sub(" per ", said.strip())))
     for pattern, replacement in _READ_BACK:
         words = re.sub(pattern, replacement, words)
     group = _GROUP_FIRST.match(words.strip())
@@ -212,7 +240,7 @@ def spoken_sum(said: str, value: float) -> str:
 def make_tools() -> list[Tool]:
     """calculate and convert_units."""
 
-    @tool(speaks_result=True, grounded=("expression",))
+    @tool(speaks_result=True, grounded=("expression",), recalls=True)
     def calculate(expression: str) -> Outcome:
         """Arithmetic: + - * /, powers, percentages, square roots, e.g. "15 percent of 80".
 
@@ -245,4 +273,4 @@ def make_tools() -> list[Tool]:
                        f"{shown} {said(b, result)}.",
                        (Ref("number", "made", label=f"{value:g} {a} in {b}", value=result),))
 
-    return [calculate, tool(convert_units, speaks_result=True, counted=("value",))]
+    return [calculate, tool(convert_units, speaks_result=True, counted=("value",), recalls=True)]

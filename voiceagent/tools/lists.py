@@ -58,16 +58,22 @@ def _same(a: str, b: str) -> bool:
     return singular(a) == singular(b)
 
 
+_CALLED = re.compile(rf"\blists?\s+(?:{_LEX.regex('naming_words')})\s+"
+                     r"([a-z0-9']+(?:\s+[a-z0-9']+)?)\s*(?:[,.:;]|$)")
+"""A list named as such, its name at the end of a clause ("a new list called van,")."""
+
+
 def meant_item(said: str, current: list[str]) -> str | None:
     """The item on the list `said` names: itself, forgiving a plural; else the one item said
     with words after it ("balloons the birthday girl is scared of them", unpunctuated); else
-    the one item it names part of ("the monster" -> "monster energy")."""
+    the one item it names part of ("the monster" -> "monster energy"); else the one item
+    its last words are ("enough rice" -> "rice")."""
     exact = [c for c in current if _same(said, c)]
     if exact:
         return exact[0]
     plain = lexicon().words("articles")
     words = [singular(w) for w in re.findall(r"[\w']+", said.lower()) if w not in plain]
-    heads, parts = [], []
+    heads, parts, tails = [], [], []
     of = lexicon().words("partitive")
     for item in current:
         own = [singular(w) for w in re.findall(r"[\w']+", item.lower()) if w not in plain]
@@ -77,7 +83,10 @@ def meant_item(said: str, current: list[str]) -> str | None:
             heads.append(item)
         elif words and set(words) <= set(own):
             parts.append(item)
-    for found in (sorted(heads, key=len, reverse=True)[:1], parts):
+        elif own and len(words) > len(own) and words[-len(own):] == own and lexicon().is_one(
+                "item_amounts", words[:-len(own)]):
+            tails.append(item)  # "we've got enough rice now": "enough rice" is the rice
+    for found in (sorted(heads, key=len, reverse=True)[:1], parts, tails):
         if len(found) == 1:
             return found[0]
     return None
@@ -132,6 +141,9 @@ class Lists:
         olly' -> 'shopping'; '' when none is ("what's on my list", "all my lists")."""
         words = re.sub(r"[^a-z0-9' -]+", " ", utterance.lower()).split()
         stop = _LEX.words("list_stop") | _LEX.words("determiners")
+        called = _CALLED.search(utterance.lower())  # "new list called van, 15 mil pipe"
+        if called and _slug(called[1]) and not _all_lists(_slug(called[1])):
+            return _slug(called[1])
         for at, word in enumerate(words):
             if singular(word) not in _LEX.words("list_words"):
                 continue

@@ -8,6 +8,7 @@ parameters so tests can give a fake /sys tree.
 from __future__ import annotations
 
 import fcntl
+import os
 import shutil
 import socket
 import struct
@@ -16,7 +17,7 @@ from typing import Literal
 
 from voiceagent.agent.tools import Tool, tool
 
-Part = Literal["all", "battery", "temperature", "disk", "memory", "uptime", "ip"]
+Part = Literal["all", "battery", "cpu", "temperature", "disk", "memory", "uptime", "ip"]
 SIOCGIFADDR = 0x8915
 
 
@@ -47,6 +48,18 @@ class SystemInfo:
                 state = f", {status}" if status and status != "unknown" else ""
                 return f"Battery at {_read(supply / 'capacity')} percent{state}."
         return "This machine has no battery I can read (it may run on mains power)."
+
+    def cpu(self) -> str:
+        """How busy the processor is (the last minute's load over its cores), and how hot:
+        "how's the cpu doing" asks both."""
+        text = _read(self.proc / "loadavg")
+        if not text:
+            return self.temperature()
+        listed = (_read(self.proc / "cpuinfo") or "").count("processor\t")
+        cores = listed or os.cpu_count() or 1
+        busy = min(100.0, 100 * float(text.split()[0]) / cores)
+        return (f"The processor is about {busy:.0f} percent busy over the last minute "
+                f"({cores} cores). {self.temperature()}")
 
     def temperature(self) -> str:
         zones = sorted((self.sys / "class/thermal").glob("thermal_zone*"))
@@ -118,8 +131,8 @@ def make_tools(info: SystemInfo) -> list[Tool]:
 
     @tool(speaks_result=True)
     def get_system_status(part: Part = "all") -> str:
-        """This computer: free memory, disk space, uptime, battery, CPU temperature, IP
-        address.
+        """This computer: free memory, disk space, uptime, battery, CPU load and
+        temperature, IP address.
 
         Args:
             part: which reading; "all" for everything.
