@@ -802,3 +802,27 @@ def test_how_long_is_left_on_a_timer_named_by_its_dish(tools):
     s = Session(tools)
     s.say("Set a pizza timer for 14 minutes.")
     assert "pizza timer has" in s.say("how long is left on the pizza").lower()
+
+
+def test_what_is_on_there_reads_the_list_of_an_earlier_turn():
+    """"what have we got on there then" after a sum that followed the adds (set 23): the
+    1.5B answered from memory; the list the conversation last touched is read."""
+    from voiceagent.agent.messages import Message, ToolCall
+    from voiceagent.agent.outcome import Ref
+    from voiceagent.intents.follow_up import FollowUps
+    from voiceagent.testing import FakeClock
+    history = [
+        Message("user", "we're out of eggs"),
+        Message("assistant", "", (ToolCall("c1", "add_to_list",
+                                           {"items": "eggs", "list_name": "shopping"}),)),
+        Message("tool", "Added eggs to your shopping list.", call_id="c1", name="add_to_list",
+                refs=(Ref("list", "added", key="shopping", items=("eggs",)),)),
+        Message("assistant", "Added eggs to your shopping list."),
+        Message("user", "what is 8 times 3"),
+        Message("assistant", "", (ToolCall("c2", "calculate", {"expression": "8 times 3"}),)),
+        Message("tool", "8 times 3 is 24.", call_id="c2", name="calculate",
+                refs=(Ref("number", "made", label="8 times 3", value=24.0),)),
+        Message("assistant", "8 times 3 is 24."),
+    ]
+    found = FollowUps(FakeClock()).calls("what have we got on there then", history)
+    assert [(m.tool, m.args.get("list_name")) for m in found] == [("read_list", "shopping")]

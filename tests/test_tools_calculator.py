@@ -64,6 +64,8 @@ calculate, convert_units = make_tools()
     ("100 minus 20 percent divided by 2", "100 minus 20 percent divided by 2 is 40."),
     ("3 metres by 1.2", "3 metres by 1.2 is 3.6."),
     ("3 packs of beans at 2.49 each", "3 packs of beans at 2.49 each is 7.47."),
+    ("3 packs of beans at 2.49 each one", "3 packs of beans at 2.49 each one is 7.47."),
+    ("4 trays of 24 cells", "4 trays of 24 cells is 96."),
     ("4 trays * 24 cells/tray", "4 trays times 24 cells per tray is 96."),
     ("42 kilometers / 1 hour 38 minutes",
      "42 kilometers divided by 1 hour 38 minutes is about 25.7143."),

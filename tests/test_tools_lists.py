@@ -114,6 +114,9 @@ def test_split_items():
         "eggs", "loaf of bread", "milk"]
     assert split_items("coffee too") == ["coffee"]  # "we're out of coffee too"
     assert split_items("milk as well, and eggs") == ["milk", "eggs"]
+    # what says a thing is wanted is no part of it (set 23: "eggs, we need and bin bags")
+    assert split_items("eggs and we need more bin bags") == ["eggs", "bin bags"]
+    assert split_items("milk, and i also need bread") == ["milk", "bread"]
 
 
 @pytest.mark.parametrize("said, items", [

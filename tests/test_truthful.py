@@ -1301,6 +1301,8 @@ def test_a_list_called_something_is_that_list(tools):
     ("start the recording on zoom", "Recording started on Zoom."),
     ("when is nine of the night here, which hour is in são paulo", "In São Paulo, it is 10 PM."),
     ("right, thirty minutes, letting the silicone skin over", "OK, set a timer for 30 minutes."),
+    ("right, thirty minutes, letting the silicone skin over", "Set a timer for thirty minutes."),
+    ("bang on some drill for me", "Sure, I'll help you with that."),
 ])
 def test_what_no_call_did_or_gave_is_not_said(request_text, sentence):
     facts = Facts(request=request_text, known=[request_text],
@@ -1317,3 +1319,16 @@ def test_what_begins_in_an_answer_of_knowledge_is_said(request_text, sentence):
     facts = Facts(request=request_text, known=[request_text, "Alarm set for 7:00 AM tomorrow."],
                   wrote=True, ran={"set_alarm"})
     assert unspeakable(sentence, facts) == ""
+
+
+def test_a_running_timer_named_by_its_label_alone_is_the_timers_business(tools):
+    """"dumpling still how many minute" (set 22): no word of a timer, so the 1.5B answered
+    "The dumpling is still cooking for 15 minutes." from nothing. The running timer's label
+    puts the request on the timers, and a number on their state must come from a tool."""
+    tools.run(ToolCall("c0", "set_timer", {"duration": "15 minutes", "label": "dumpling"}))
+    model = ScriptedChatModel().enqueue("The dumpling is still cooking for 15 minutes.")
+    model.enqueue(calls(("list_timers", {})))
+    _result, spoken = run(model, tools, "dumpling still how many minute")
+    assert "still cooking" not in spoken and "dumpling" in spoken and "left" in spoken, spoken
+    assert model.requests[1].tool_choice == TIMERS
+    model.assert_consumed()

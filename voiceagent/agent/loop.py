@@ -152,7 +152,7 @@ class Agent:
             said = Said(words, answering=answering(history),
                         last_request=last_request(history), last_results=last_results(history),
                     results=" ".join(m.text for m in history[-RECALLED_MESSAGES:]
-                                     if m.role == "tool" and not m.is_error))
+                                     if m.role in ("tool", "assistant") and not m.is_error))
             if not words:
                 user_text = warm_turn()
             elif self._words_only(said, self._about(said)):  # the first request has the note
@@ -172,31 +172,22 @@ class Agent:
         """The topics of the request; for one on none that points back at the last exchange
         ("clear it" after the list was read out, "cancel all of them" after the alarms),
         the topics of that exchange: what the user said then and what its tools answered;
-        else the topic of a thing of the user's it names ("take him off the guests")."""
+        and the topics of the things of the user's it names ("take him off the guests")."""
         known = topics_of()
         about = known.about(said.now)
-        if about:
-            return about
-        if lexicon().has("refers_back", said.now):
+        if not about and lexicon().has("refers_back", said.now):
             return known.about(f"{said.last_request}. {said.last_results}")
-        return self._things_named(said.now)
+        return about + [t for t in self._things_named(said.now) if t not in about]
 
     def _things_named(self, text: str) -> list[Topic]:
-        """The served topics whose tools keep a thing `text` names after a determiner ("read
-        me the favours", "take him off the guests": the user's lists of those names)."""
-        said, lex = tokens(text), lexicon()
-        plain = lex.words("function_words")
-        named = [" ".join(said[at + 1:end]) for at, word in enumerate(said)
-                 if word in lex.words("determiners")
-                 for end in (at + 2, at + 3) if end <= len(said)
-                 and not set(said[at + 1:end]) & plain]
+        """The served topics whose tools keep a thing of the user's `text` names ("read me
+        the favours", "take him off the guests": lists of those names; "dumpling still how
+        many minute": the dumpling timer)."""
         found: dict[str, Topic] = {}
         for name in self.tools.names:
             tool, topic = self.tools.get(name), topics_of().serving(name)
-            if tool is None or topic is None or topic.name in found:
-                continue
-            if any(param in tool.grounded and exists(thing)
-                   for param, exists in tool.known for thing in named):
+            if (tool is not None and topic is not None and topic.name not in found
+                    and tool.keeps is not None and tool.keeps(text)):
                 found[topic.name] = topic
         return list(found.values())
 

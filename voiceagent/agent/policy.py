@@ -65,8 +65,8 @@ class Said:
     """What the last exchange's tools answered: it counts for a follow-up's calls too ("add
     a hundred to that" works on the 84 a sum gave)."""
     results: str = ""
-    """What the conversation's tools answered, for tools that recall it (a sum on a total
-    two turns back: "now stick twenty percent vat on top of that")."""
+    """What the conversation's tools and answers said, for tools that recall it (a sum on a
+    total two turns back: "now stick twenty percent vat on top of that")."""
 
 
 @dataclass

@@ -191,14 +191,12 @@ def unbacked(sentence: str, facts: Facts) -> str:
 
 
 def _live_number(sentence: str, facts: Facts) -> Topic | None:
-    """The served topic asked about whose live state `sentence` puts a number on, in the
-    topic's own words, when none of its tools ran ("how's the laptop battery looking" ->
-    "Battery level is 80%."; "Your pasta timer has 4 minutes left."). Sums have their own
-    check (`_unworked`), the clock its own (times, weekdays, claims)."""
-    said = tokens(sentence)
+    """The served topic asked about whose live state `sentence` puts a number on, when none
+    of its tools ran ("how's the laptop battery looking" -> "Battery level is 80%."; "dumpling
+    still how many minute" -> "The dumpling is still cooking for 15 minutes."). Sums have
+    their own check (`_unworked`), the clock its own (times, weekdays, claims)."""
     for topic in facts.asked:
-        if (not topic.served or topic.numbers or topic.when or set(topic.tools) & facts.ran
-                or not find_terms(topic.terms, said)):
+        if not topic.served or topic.numbers or topic.when or set(topic.tools) & facts.ran:
             continue
         told = {n for text in (facts.request, *facts.known, *facts.errors)
                 for n in _numbers(text)}  # "A timer can be at most 7 days long." (an error's)
@@ -239,8 +237,12 @@ def _takes_on(sentence: str, request: str) -> bool:
                  & set(said[start:]))
     if start:
         return echoed >= GRANT_ECHO
-    # no "Sure,": the order said back ("Set a timer for 7 minutes."), about as long as it
-    return echoed > GRANT_ECHO and len(said) <= len(tokens(request)) + ECHOED_ORDER
+    # no "Sure,": the order said back ("Set a timer for 7 minutes."), about as long as it,
+    # in fewer of its words when it names what the tools keep ("Set a timer for thirty
+    # minutes." to "right, thirty minutes, letting the silicone skin over")
+    kept = bool(find_terms(topics_of().kept, said))
+    return (echoed > GRANT_ECHO or (kept and echoed >= GRANT_ECHO)) and len(said) <= len(
+        tokens(request)) + ECHOED_ORDER
 
 
 def _told_before(sentence: str, topic: Topic, results: list[str]) -> bool:

@@ -72,6 +72,10 @@ class Tool:
     """(parameter, lexicon word set): a parameter that changes what the call does (more time
     on a running timer instead of a new one) counts only when the user said a word of that
     set ("add", "more"); otherwise it is left out."""
+    keeps: Callable[[str], bool] | None = None
+    """Whether a request names a thing of the user's this tool keeps (a list "the favours",
+    the "dumpling" timer): such a request is on the tool's topic without its words ("take
+    him off the guests", "dumpling still how many minute")."""
     recalls: bool = False
     """The conversation's amounts count as said for its arguments (the user's earlier words
     and the last results), as they do for a follow-up: a sum on an earlier total ("now stick
@@ -110,6 +114,7 @@ def tool(
     asked_by: Mapping[str, str] | None = None,
     creates: Mapping[str, str] | None = None,
     found: Mapping[str, Callable[[str], str]] | None = None,
+    keeps: Callable[[str], bool] | None = None,
     recalls: bool = False,
     retried: bool = True,
 ) -> Any:
@@ -142,6 +147,7 @@ def tool(
             asked_by=tuple((asked_by or {}).items()),
             creates=tuple((creates or {}).items()),
             found=tuple((found or {}).items()),
+            keeps=keeps,
             recalls=recalls,
             retried=retried,
         )

@@ -111,8 +111,9 @@ class FollowUps:
         found = (self._pointed(said, aside, refs) if refs
                  else self.on_told(said, told) if told else [])
         earlier = [] if found or not said else of_kind_named(made_before(history), text)
-        return found or next((f for only in ("correct", "take_off") if earlier and (  # fix,
-            f := self._pointed(said, aside, earlier, only=only))), [])  # or take it off
+        return found or next((f for only in ("correct", "take_off", "read") if earlier and (
+            f := self._pointed(said, aside, earlier, only=only))), [])  # fix, take it off,
+        # or read the list it went on ("what have we got on there then" after a sum)
 
     def _pointed(self, said: str, aside: str, refs: list[Ref],
                  only: str = "") -> list[LocalMatch]:

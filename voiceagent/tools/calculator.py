@@ -70,6 +70,8 @@ _PERCENT_ON = re.compile(rf"(?:^|(?<=[(+-]))\s*({_NUM})\s*([+-])\s*({_NUM})\s*/\
 """A share added to or taken from what it is a share of, as a calculator reads it: '3500
 plus 15 percent' is 3500 * 1.15, not 3500.15; whole, before what follows ('26 plus 15
 percent divided by 4' is 29.90 / 4)."""
+_TRAILER = re.compile(rf"\s+(?:{_LEX.regex('sum_trailers')})\s*[?.!]?\s*$")
+"""'... at 2.49 each one': each thing counted, no number."""
 _WORD_PER_WORD = re.compile(r"(?<=[a-z])\s*/\s*(?=[a-z])")
 """A slash between words is "per" ("24 cells/tray"), not a division."""
 _GROUPS_OF = re.compile(rf"({_NUM})\s+([a-z]+)\s+of\s+({_NUM})(?=\s+[a-z])")
@@ -98,7 +100,7 @@ _PERCENT_OFF = re.compile(rf"({_NUM})\s*/\s*100\s+off\s+({_NUM})(?![\d.])")
 
 def to_expression(text: str) -> str:
     """Spoken arithmetic to a Python-style expression: 'five times 3' -> '5 * 3'."""
-    t = sum_amounts(_OPENER.sub("", numbers_in(text.lower())))
+    t = sum_amounts(_OPENER.sub("", numbers_in(_TRAILER.sub("", text.lower()))))
     t = re.sub(r"[$€£](?=\s*\d)", "", t.replace(",", "")).rstrip(" ?.!=")  # "$60": 60
     t = _WRITTEN.sub(lambda m: f" {_SIGNS[m[0].strip()]} ", t)
     t = _WORD_PER_WORD.sub(" per ", t)  # "24 cells/tray"

@@ -15,6 +15,7 @@ _WHERE = _LEX.templates("item_destinations", {"name": _LIST_NAME}).regex.pattern
 _DESTINATION = re.compile(rf"(?:^|\s)(?:{_WHERE})\s*$", re.I)
 """Where the items go, said with them: "bread to my shopping list" (the model passes it on)."""
 _OPENER = re.compile(rf"^\s*(?:{_LEX.regex('item_openers')})\s+")
+_LEAD = re.compile(rf"^\s*(?:{_LEX.regex('item_leads')})\s+")
 _JOINERS = re.compile(rf",|;|\n|&|\b(?:{_LEX.regex('joiners')})\b")
 _TRAILERS = re.compile(rf"(?:\s+(?:{_LEX.regex('item_trailers')}))+\s*$")
 
@@ -24,7 +25,8 @@ def split_items(text: str) -> list[str]:
     list' -> ['milk']."""
     items: list[str] = []
     for part in [piece for joined in _JOINERS.split(text.lower())
-                 for piece in _counted_apart(_DESTINATION.sub("", joined.strip(" .!?\"'")))]:
+                 for piece in _counted_apart(_LEAD.sub("", _DESTINATION.sub(
+                     "", joined.strip(" .!?\"'"))))]:
         part = _DESTINATION.sub("", part.strip(" .!?\"'"))
         part = _OPENER.sub("", part).strip(" .!?\"'")
         part = _TRAILERS.sub("", part)  # "coffee too"

@@ -118,6 +118,17 @@ class Lists:
     def names(self) -> list[str]:
         return sorted(p.stem for p in self.folder.glob("*.txt"))
 
+    def named_in(self, utterance: str) -> bool:
+        """`utterance` names one of the user's lists after a determiner, without the word
+        "list" ("read me the favours", "take him off the guests")."""
+        words = re.sub(r"[^a-z0-9' -]+", " ", utterance.lower()).split()
+        plain = _LEX.words("function_words")
+        mine = set(self.names())
+        return any(word in _LEX.words("determiners") and not set(words[at + 1:end]) & plain
+                   and any(f in mine for f in _forms(_slug(" ".join(words[at + 1:end]))))
+                   for at, word in enumerate(words) for end in (at + 2, at + 3)
+                   if end <= len(words))
+
     def resolve(self, name: str, must_exist: bool) -> str:
         """The stored name for what the user called the list."""
         slug = _slug(name)
@@ -232,7 +243,8 @@ def make_tools(data_dir: Path, aliases: dict[str, str],
                        (Ref("list", "added", key=name, items=tuple(added)),))
 
     @tool(speaks_result=True, grounded=("list_name", "item"),
-          known={"list_name": lists.exists}, found={"list_name": lists.said})
+          known={"list_name": lists.exists}, found={"list_name": lists.said},
+          keeps=lists.named_in)
     def read_list(list_name: str = "", item: str = "") -> Outcome | str:
         """What is on a list, or which lists there are; or whether something is on one.
 

@@ -26,7 +26,7 @@ from typing import Literal
 
 from voiceagent.agent.outcome import Action, Ref
 from voiceagent.atomic import write_atomic
-from voiceagent.language import lexicon, say
+from voiceagent.language import lexicon, say, tokens
 from voiceagent.ports import Clock
 from voiceagent.tools.days import spoken_time
 from voiceagent.tools.words import spoken_duration
@@ -158,6 +158,13 @@ class Timers:
     def pending(self) -> list[Entry]:
         with self._locked() as entries:
             return sorted(entries, key=lambda e: e.due)
+
+    def labelled_in(self, utterance: str) -> bool:
+        """`utterance` names a running timer by every word of its label ("dumpling still
+        how many minute" of the dumpling timer)."""
+        said = set(tokens(utterance))
+        return any(e.label and set(tokens(e.label)) <= said
+                   for e in self.pending() if e.kind == "timer")
 
     def extend(self, entry_id: str, seconds: float) -> Entry | None:
         """The timer `entry_id`, `seconds` longer (due later, its length too; negative:

@@ -329,7 +329,7 @@ def make_tools(timers: Timers) -> list[Tool]:
         return Outcome(f"Alarm set for {_when(entry.due, now, zone)}{_repeating(entry)}{what}",
                        (entry.ref("made"),))
 
-    @tool(speaks_result=True)
+    @tool(speaks_result=True, keeps=timers.labelled_in)
     def list_timers() -> Outcome:
         """Which timers and alarms are set, and the time left."""
         entries = timers.pending()
