@@ -1332,3 +1332,24 @@ def test_a_running_timer_named_by_its_label_alone_is_the_timers_business(tools):
     assert "still cooking" not in spoken and "dumpling" in spoken and "left" in spoken, spoken
     assert model.requests[1].tool_choice == TIMERS
     model.assert_consumed()
+
+
+def test_a_sums_number_after_a_list_add_is_the_sums_not_the_lists(tools):
+    """"the shelf board is 2.4 metres, if i cut it into five equal bits how long is each one"
+    after a hardware list add: "it" points back at the list's exchange, but the number the
+    answer states is a sum's; asked again with the list tools, the 1.5B put the question on
+    the list."""
+    history = [Message("user", "stick some sandpaper on the hardware list"),
+               Message("assistant", "", (ToolCall("c1", "add_to_list", {
+                   "list_name": "hardware", "items": "sandpaper"}),)),
+               Message("tool", "Added sandpaper to your new hardware list.", call_id="c1",
+                       name="add_to_list"),
+               Message("assistant", "Added sandpaper to your new hardware list.")]
+    model = ScriptedChatModel().enqueue("Each piece is 50 centimetres.")
+    model.enqueue(calls(("calculate", {"expression": "2.4 metres divided by 5"})))
+    agent = Agent(model, tools, AgentConfig(), Events())
+    spoken: list[str] = []
+    agent.run_turn(history, "the shelf board is 2.4 metres, if i cut it into five equal bits "
+                            "how long is each one", on_text=spoken.append)
+    assert model.requests[1].tool_choice == ("calculate", "convert_units")
+    assert " ".join(spoken).endswith("is 0.48."), spoken

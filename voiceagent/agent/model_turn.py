@@ -215,8 +215,10 @@ class ModelTurn:
                 return self._plain()
             # the tools of what was claimed, when the request speaks of more ("at what time
             # have you set alarm for me": the timers' state claimed, not the clock's)
+            of_claims = [t for n in claimed for t in served.get(n, ()) if t in self.a.tools]
             tools = [t for t in self._tools_for_request(when_too=True)
-                     if any(t in served.get(n, ()) for n in claimed)] or tools
+                     if t in of_claims] or of_claims or tools  # a sum's number after a list
+            # add ("it" points back at the list): the calculator, not the list
             self.retry_note = tell_model("use_tool", tools=", ".join(tools))
             self.tool_choice = tuple(tools)
         elif echoed:

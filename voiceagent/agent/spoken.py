@@ -195,6 +195,9 @@ def _live_number(sentence: str, facts: Facts) -> Topic | None:
     of its tools ran ("how's the laptop battery looking" -> "Battery level is 80%."; "dumpling
     still how many minute" -> "The dumpling is still cooking for 15 minutes."). Sums have
     their own check (`_unworked`), the clock its own (times, weekdays, claims)."""
+    if facts.worked:
+        return None  # a sum's number ("how long is each one in centimetres" after a list
+        # add): `_unworked` judges it
     for topic in facts.asked:
         if not topic.served or topic.numbers or topic.when or set(topic.tools) & facts.ran:
             continue

@@ -23,8 +23,10 @@ def is_request(text: str, said: Sequence[str]) -> bool:
     first = rest[:1]
     clauses = re.split(r"[,.;:!]\s+", text.strip())
     last = content_words(tokens(clauses[-1])) if len(clauses) > 1 else rest
-    if lex.is_one("conditionals", rest[:1]) and lex.has("wh_words", said):
-        return True  # "if i ran ten k in fifty two minutes what's my pace"
+    if any(lex.is_one("conditionals", words[:1]) and lex.has("wh_words", words)
+           for words in (rest, last)):
+        return True  # "if i ran ten k in fifty two minutes what's my pace", "the board is
+        # 2.4 metres, if i cut it into five equal bits how long is each one"
     return not rest or bool(re.fullmatch(r"\d.*", first[0])) or first[0] in lex.words(
         "number_words") or any(lex.is_one("question_openers", words[:n])
                                for words in (rest, last) for n in (1, 2))
