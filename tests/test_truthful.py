@@ -1353,3 +1353,23 @@ def test_a_sums_number_after_a_list_add_is_the_sums_not_the_lists(tools):
                             "how long is each one", on_text=spoken.append)
     assert model.requests[1].tool_choice == ("calculate", "convert_units")
     assert " ".join(spoken).endswith("is 0.48."), spoken
+
+
+def test_a_sum_on_a_total_two_turns_back_runs(tools):
+    """"now stick twenty percent vat on top of that" after a total and then a turn about
+    something else (set 22): the total is the conversation's, not a number made up."""
+    history = [Message("user", "labour plus materials, what's that"),
+               Message("assistant", "",
+                       (ToolCall("c1", "calculate", {"expression": "292.5 + 442.4"}),)),
+               Message("tool", "292.5 plus 442.4 is 734.9.", call_id="c1", name="calculate"),
+               Message("assistant", "292.5 plus 442.4 is 734.9."),
+               Message("user", "what's the difference between a combi and a system boiler"),
+               Message("assistant", "A combi heats water on demand; a system boiler stores it.")]
+    model = ScriptedChatModel().enqueue(calls(
+        ("calculate", {"expression": "20 percent vat on top of 734.9"})))
+    agent = Agent(model, tools, AgentConfig(), Events())
+    spoken: list[str] = []
+    agent.run_turn(history, "now stick twenty percent vat on top of that",
+                   on_text=spoken.append)
+    assert " ".join(spoken).endswith("is 881.88."), spoken
+    model.assert_consumed()

@@ -150,9 +150,7 @@ class Agent:
         enough = stop or threading.Event()  # stop at the first token: the prompt is cached
         try:
             said = Said(words, answering=answering(history),
-                        last_request=last_request(history), last_results=last_results(history),
-                    results=" ".join(m.text for m in history[-RECALLED_MESSAGES:]
-                                     if m.role in ("tool", "assistant") and not m.is_error))
+                        last_request=last_request(history), last_results=last_results(history))
             if not words:
                 user_text = warm_turn()
             elif self._words_only(said, self._about(said)):  # the first request has the note
@@ -168,16 +166,17 @@ class Agent:
         except Exception as exc:  # in the background, e.g. its client closed at exit
             log.debug("warm-up request stopped: %s", exc)
 
-    def _about(self, said: Said) -> list[Topic]:
+    def _about(self, said: Said, things: Sequence[Topic] = ()) -> list[Topic]:
         """The topics of the request; for one on none that points back at the last exchange
         ("clear it" after the list was read out, "cancel all of them" after the alarms),
         the topics of that exchange: what the user said then and what its tools answered;
-        and the topics of the things of the user's it names ("take him off the guests")."""
+        and the topics of the things of the user's it names (`things`: "take him off the
+        guests")."""
         known = topics_of()
         about = known.about(said.now)
         if not about and lexicon().has("refers_back", said.now):
             return known.about(f"{said.last_request}. {said.last_results}")
-        return about + [t for t in self._things_named(said.now) if t not in about]
+        return about + [t for t in things if t not in about]
 
     def _things_named(self, text: str) -> list[Topic]:
         """The served topics whose tools keep a thing of the user's `text` names ("read me
@@ -220,8 +219,11 @@ class Agent:
               doubtful: bool) -> Turn:
         known = topics_of()
         said = Said(user_text, earlier=said_before(history), answering=answering(history),
-                    last_request=last_request(history), last_results=last_results(history))
-        about = self._about(said)
+                    last_request=last_request(history), last_results=last_results(history),
+                    results=" ".join(m.text for m in history[-RECALLED_MESSAGES:]
+                                     if m.role in ("tool", "assistant") and not m.is_error))
+        things = self._things_named(user_text)  # reads the lists and timers once a turn
+        about = self._about(said, things)
         facts = Facts(known=[m.text for m in history] + [user_text],
                       ran_before={m.name for m in history
                                   if m.role == "tool" and m.name and not m.is_error},
@@ -248,7 +250,7 @@ class Agent:
             self.events.emit(HeldBack(text, why))
 
         policy = CallPolicy(self.tools, said, doubtful, self.approve, on_error=on_error,
-                            things_of=frozenset(t.name for t in self._things_named(user_text)))
+                            things_of=frozenset(t.name for t in things))
         return Turn(tools=self.tools, events=self.events, policy=policy,
                     voice=Voice(on_text, facts, on_held), user_text=user_text, cancel=cancel)
 

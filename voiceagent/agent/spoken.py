@@ -198,14 +198,15 @@ def _live_number(sentence: str, facts: Facts) -> Topic | None:
     if facts.worked:
         return None  # a sum's number ("how long is each one in centimetres" after a list
         # add): `_unworked` judges it
-    for topic in facts.asked:
-        if not topic.served or topic.numbers or topic.when or set(topic.tools) & facts.ran:
-            continue
-        told = {n for text in (facts.request, *facts.known, *facts.errors)
-                for n in _numbers(text)}  # "A timer can be at most 7 days long." (an error's)
-        if _numbers(sentence) - told - {0.0, 1.0}:
-            return topic
-    return None
+    stated = _numbers(sentence) - {0.0, 1.0}
+    if not stated:
+        return None
+    told = {n for text in (facts.request, *facts.known, *facts.errors)
+            for n in _numbers(text)}  # "A timer can be at most 7 days long." (an error's)
+    if stated <= told:
+        return None
+    return next((topic for topic in facts.asked if topic.served and not topic.numbers
+                 and not topic.when and not set(topic.tools) & facts.ran), None)
 
 
 def _numbers(text: str) -> set[float]:

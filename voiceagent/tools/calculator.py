@@ -19,6 +19,7 @@ from voiceagent.errors import ToolError
 from voiceagent.language import lexicon
 from voiceagent.language.numbers import NUMBER, numbers_in, sum_amounts
 from voiceagent.language.plural import plural, singular
+from voiceagent.language.spoken_time import UNITS
 from voiceagent.tools.units import as_conversion, convert, find_unit, said
 
 __all__ = ["as_conversion", "convert", "evaluate", "find_unit", "make_tools", "spoken_number",
@@ -82,10 +83,9 @@ _ON_TOP = re.compile(rf"({_NUM})\s*(?:percent|per cent)\s+(?:{_LEX.regex('shares
 
 
 def _unit_names(seconds: float) -> str:
-    names = [name for name, row in _LEX.table("durations").items()
-             if (row[0] if isinstance(row, list) else row) == seconds
-             for name in (name, *(row[1:] if isinstance(row, list) else ()))]
-    return "|".join(sorted({f for n in names for f in (n, plural(n))}, key=len, reverse=True))
+    """The words for the unit of time of `seconds` (spoken_time.UNITS), for a pattern."""
+    return "|".join(sorted((w for w, size in UNITS.items() if size == seconds), key=len,
+                           reverse=True))
 
 
 _HOURS_AND_MINUTES = re.compile(rf"({_NUM})\s*(?:{_unit_names(3600)})\s+(?:and\s+)?({_NUM})"
