@@ -826,3 +826,16 @@ def test_what_is_on_there_reads_the_list_of_an_earlier_turn():
     ]
     found = FollowUps(FakeClock()).calls("what have we got on there then", history)
     assert [(m.tool, m.args.get("list_name")) for m in found] == [("read_list", "shopping")]
+
+
+def test_an_item_pointed_at_by_part_of_its_name_and_one_reaches_a_turn(tools):
+    """"scratch the ict suite one, dave's already booked it" (set 25) raised out of the
+    turn: "ict suite one" names no item by itself. Now the item is found by its part, or
+    the model reads the request; nothing is lost."""
+    s = Session(tools)
+    s.say("add photocopy worksheets, book the ict suite to my lessons list")
+    s.model.enqueue(calls(("remove_from_list", {"items": "book the ict suite",
+                                                "list_name": "lessons"})))
+    said = s.say("scratch the ict suite one, dave's already booked it")
+    assert "removed book the ict suite" in said.lower()
+    assert "photocopy worksheets" in s.read("lessons") and "ict" not in s.read("lessons")

@@ -756,6 +756,22 @@ def test_one_command_among_remarks(commands, said, expected):
     assert commands.match(said) == expected
 
 
+@pytest.mark.parametrize("said, expected", [
+    # set 25: the remark borrowed the command's first words and set the timer twice
+    ("please set timer four minutes for pierogi, they are in water already",
+     [{"duration": "4 minutes", "label": "pierogi"}]),
+    # set 24: "call it rest" borrowed the command and said only another label
+    ("give me a ninety second rest timer, call it rest",
+     [{"duration": "1 minute 30 seconds", "label": "rest"}]),
+    ("set a timer for 12 minutes for the ribs and 4 for the fries",
+     [{"duration": "12 minutes", "label": "ribs"}, {"duration": "4 minutes", "label": "fries"}]),
+])
+def test_a_part_said_after_a_command_is_another_only_when_it_says_its_own(commands, said,
+                                                                         expected):
+    found = [commands.match(said)] if commands.match(said) else commands.several(said)
+    assert [m.args for m in found] == expected
+
+
 @pytest.mark.parametrize("said", [
     "I don't need the timer anymore, cancel it.",  # "cancel it" alone is not this request
     "Set a timer for five minutes, never mind.",

@@ -57,6 +57,10 @@ calculate, convert_units = make_tools()
     ("15 percent markup on 212 quid of parts",
      "15 percent markup on 212 quid of parts is 243.8."),
     ("20 percent vat on top of 292.5", "20 percent vat on top of 292.5 is 351."),
+    # set 25: a part of a whole was multiplied by it ("... as a percentage is 1360.")
+    ("34 out of 40 as a percentage", "34 out of 40 as a percentage is 85."),
+    ("27 out of 40", "27 out of 40 is 0.675."),
+    ("34 is what percent of 40", "34 is what percent of 40 is 85."),
     ("26 bucks plus 15 percent tip split four ways",
      "26 bucks plus 15 percent tip split four ways is 7.475."),
     ("11.52 plus 64 split 4 ways", "11.52 plus 64 split 4 ways is 18.88."),

@@ -165,6 +165,12 @@ def test_a_plural_of_a_term_is_on_its_topic(text, about):
     ("find a shop that sells beer", "navigation"),
     ("please please please let me hear six hundred and sixty six", "media"),
     ("tell me that joke again", None),  # told to the user, not passed on
+    # sets 24/25: a conversion beside an appliance is the converter's; "is a ..." asks what
+    # is known
+    ("oven. two hundred celsius. fahrenheit?", None),
+    ("turn the oven to 200 degrees", "devices"),
+    ("is a braai just what the americans call a barbecue or is it different", None),
+    ("call mum", "messages"),
 ])
 def test_what_nothing_here_does_is_known_by_its_words(text, refused):
     """The words of music, audiobooks and the radio, of rooms and their appliances, of
@@ -239,3 +245,13 @@ def test_a_length_asked_for_by_itself_is_a_timer(said, about):
 def test_a_number_on_live_state_must_come_from_a_tool(request_text, sentence, held):
     facts = Facts(request=request_text, asked=tuple(topics_of().about(request_text)))
     assert unbacked(sentence, facts) == held
+
+
+@pytest.mark.parametrize("said, about", [
+    ("tip jar's got 186 dollars, four of us splitting it", ["sums"]),  # set 24
+    ("how many 30 mil shots out of a litre bottle", ["sums"]),  # mil of a drink, litres
+    ("how many kilometres in 5 miles", ["sums"]),
+    ("i spent 20 dollars on lunch with 3 friends", []),
+])
+def test_a_sum_said_as_people_say_it_is_a_sum(said, about):
+    assert [t.name for t in topics_of().about(said) if t.name == "sums"] == about

@@ -162,6 +162,24 @@ def test_an_acknowledgement_alone_says_the_request_was_taken_on(sentence, named,
     assert unbacked(sentence, Facts(named=named, wrote=True)) == ""
 
 
+@pytest.mark.parametrize("request_text, answer", [
+    ("go forward please", "Of course!"),  # SLURP devel (seed 42), no call
+    ("could you lower the tone", "Okay."),
+    ("delete the birthday party tomorrow at two pm", "I understand."),
+])
+def test_an_order_answered_with_a_bare_okay_is_not_said_done(tools, request_text, answer):
+    """A bare "Of course!" to an order no call served tells the user it was done."""
+    model = ScriptedChatModel().enqueue(answer).enqueue(answer)
+    result, spoken = run(model, tools, request_text)
+    assert spoken and spoken.strip() != answer and not result.tool_calls
+
+
+def test_a_bare_okay_to_a_remark_is_said(tools):
+    model = ScriptedChatModel().enqueue("Okay!")
+    _result, spoken = run(model, tools, "i had a long day at work")
+    assert spoken == "Okay!"
+
+
 def test_an_acknowledgement_with_no_call_is_not_said(tools):
     """Real coffee orders got "Sure, I can help with that." and nothing else."""
     model = ScriptedChatModel().enqueue("Sure, I can help with that.")

@@ -359,6 +359,19 @@ def test_error_text_json_and_placeholders_are_never_spoken(tools, reply: str):
     model.assert_consumed()
 
 
+@pytest.mark.parametrize("reply", [
+    "Sure! Here's a video about volcanoes: https://www.youtube.com/watch?v=",
+    "You can find one at www.example.com.",
+])
+def test_a_web_address_is_never_spoken(tools, reply: str):
+    """Set 25, "can you find her a video about volcanoes": the 1.5B made up a link."""
+    assert unspeakable(reply)
+    model = ScriptedChatModel().enqueue(reply).enqueue(reply)
+    agent, _ = make(model, tools)
+    _result, spoken = run(agent, "can you find her a video about volcanoes")
+    assert spoken and "http" not in spoken and "www" not in spoken
+
+
 def test_a_sentence_parroting_a_tool_error_is_dropped_but_the_rest_is_spoken(tools):
     model = ScriptedChatModel()
     model.enqueue(calls(("get_system_status", {"part": "weather"})))

@@ -13,11 +13,12 @@ from typing import Protocol
 
 from voiceagent.agent.about import INTENTS as ABOUT
 from voiceagent.agent.about import about
-from voiceagent.agent.events import LocalCommand
+from voiceagent.agent.events import Error, LocalCommand
 from voiceagent.agent.messages import Message, ToolCall
 from voiceagent.agent.recall import INTENTS as RECALLED
 from voiceagent.agent.recall import recall
 from voiceagent.agent.turn import FOLLOW_ID, LOCAL_ID, Turn, TurnResult
+from voiceagent.errors import ToolError
 from voiceagent.language import say
 
 
@@ -57,14 +58,18 @@ def answer_locally(turn: Turn, local: LocalMatcher, history: Sequence[Message],
     """The turn answered from the templates, or None: the model answers it (`enabled`: the
     tools there are, for "what can you do?")."""
     text = turn.user_text
-    matches = list(local.follow_up(text, history))
-    pointed = bool(matches)
-    match = matches[0] if matches else local.match(text)
-    if match is None:
-        matches = list(local.several(text))
-        if not matches:
-            return None
-        match = matches[0]
+    try:
+        matches = list(local.follow_up(text, history))
+        pointed = bool(matches)
+        match = matches[0] if matches else local.match(text)
+        if match is None:
+            matches = list(local.several(text))
+            if not matches:
+                return None
+            match = matches[0]
+    except ToolError as exc:  # a template's slot the tools cannot read: the model reads it
+        turn.events.emit(Error("local commands", f"{text!r}: {exc}"))
+        return None
     several = len(matches) > 1 and not pointed
     turn.events.emit(LocalCommand(match.intent, match.tool))
     if match.tool is None and not several:

@@ -51,6 +51,7 @@ from voiceagent.agent.voice import Voice
 from voiceagent.config import AgentConfig
 from voiceagent.errors import ChatError
 from voiceagent.language import lexicon, tokens
+from voiceagent.language.conversions import converts
 from voiceagent.language.numbers import amounts_in
 from voiceagent.language.people import people_known
 from voiceagent.language.plural import singular
@@ -199,7 +200,7 @@ class Agent:
         amounts = amounts_in(text, said, topics_of().number_words)
         asks_sum = any(t.numbers for t in about) or lexicon().has("wh_words", said)
         return asks_sum and (amounts >= SUM_AMOUNTS or (
-            amounts >= 1 and any(t.numbers for t in about) and _converts(said)))
+            amounts >= 1 and any(t.numbers for t in about) and converts(said)))
 
     def _words_only(self, said: Said, about: Sequence[Topic]) -> bool:
         """A request on no topic a tool serves needs no tool when every enabled tool serves
@@ -232,7 +233,8 @@ class Agent:
                       # with local commands, any request for what nothing here does
                       private=(known.cannot(user_text) if self.local is not None
                                else known.unknowable(user_text)),
-                      general=not about, named=bool(known.named(user_text)),
+                      general=not about, named=bool(known.named(user_text)) or lexicon().has(
+                          "asking_to_do", tokens(user_text)),
                       asked=tuple(about), in_words=self._words_only(said, about),
                       answering=bool(said.answering),
                       no_answers=no_answers(history, user_text),
@@ -265,14 +267,3 @@ def _both(first: TurnResult, then: TurnResult) -> TurnResult:
 RECALLED_MESSAGES = 24
 """How far back the conversation's results count for a sum (a few turns of calls)."""
 
-
-def _converts(said: Sequence[str]) -> bool:
-    """Two units of one kind are named ("how many miles is 10 km"): a conversion, not a
-    fact about one amount ("how many calories are in 100 grams of rice")."""
-    named: dict[str, set[str]] = {}
-    for kind, units in lexicon().table("unit_sizes").items():
-        for name, row in units.items():
-            spellings = {name, *(row[1:] if isinstance(row, list) else ())}
-            if any(singular(w) in spellings or w in spellings for w in said):
-                named.setdefault(kind, set()).add(name)
-    return any(len(names) >= 2 for names in named.values())

@@ -40,6 +40,9 @@ city or country ...", "arguments: none"): the 1.5B read them out as an answer (t
 
 
 
+_ADDRESS = re.compile(r"\b(?:https?://|www\.)\S+|\b[\w-]+\.(?:com|org|net|io)/\S*", re.I)
+"""A web address ("Here's a video about volcanoes: https://www.youtube.com/watch?v="): made
+up, as nothing here looks anything up, and no one wants one read aloud."""
 _IDENTIFIER = re.compile(r"\b[a-z][a-z0-9]*_[a-z0-9_]*[a-z0-9]\b", re.I)
 """A name written for code ("post_status"): no sentence for the ear has one. Asked "post new
 status on facebook time to celebrate", the 1.5B answered "you can use the "post_status"
@@ -106,7 +109,8 @@ class Facts:
     """The topics the request speaks of."""
     named: bool = False
     """The request names a topic (a timer, a list, the weather; a number alone names
-    none): a bare "Okay." to it says it was done."""
+    none) or asks for something to be done ("go forward please", lexicon "asking_to_do"):
+    a bare "Okay." or "Of course!" to it says it was done."""
     request: str = ""
     """What the user asked in this turn."""
     tool_names: frozenset[str] = frozenset()
@@ -354,6 +358,8 @@ def unspeakable(sentence: str, facts: Facts | None = None) -> str:
         return "placeholder"
     if _SCHEMA.search(sentence):
         return "tool schema"
+    if _ADDRESS.search(sentence):
+        return "a web address"
     if _IDENTIFIER.search(sentence):
         return "a name from code"
     if facts is None:

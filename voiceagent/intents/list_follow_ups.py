@@ -13,7 +13,8 @@ from voiceagent.intents import slots
 from voiceagent.intents.match import LocalMatch
 from voiceagent.language import lexicon, tokens
 from voiceagent.language.plural import singular
-from voiceagent.tools.lists import meant_item, split_items
+from voiceagent.tools.list_items import items_said
+from voiceagent.tools.lists import meant_item
 from voiceagent.tools.words import numbers_in
 
 
@@ -43,7 +44,7 @@ def only_named(found: list[LocalMatch], said: str) -> list[LocalMatch]:
     named = {singular(w) for w in tokens(said)} - lexicon().words("function_words")
     kept = []
     for m in found:
-        items = split_items(m.args.get("items", "")) if m.tool == "remove_from_list" else []
+        items = items_said(m.args.get("items", "")) if m.tool == "remove_from_list" else []
         meant = [i for i in items if {singular(w) for w in tokens(i)} & named]
         kept.append(replace(m, args={**m.args, "items": ", ".join(meant)})
                     if meant and len(meant) < len(items) else m)
@@ -149,7 +150,7 @@ def _the_one_meant(said: str, items: list[str]) -> str:
     """The one item of `items` that `said` names by part of it ("the passport one" ->
     "renew passport"); `said` itself when it names several things, or none of the items."""
     named = [w for w in tokens(said) if w != "one"]
-    if not named or len(split_items(said)) > 1:
+    if not named or len(items_said(said)) > 1:
         return said
     return meant_item(" ".join(named), items) or said
 

@@ -83,8 +83,8 @@ def _with_head(part: str, before: str, previous: LocalMatch | None, command: Com
     """`part` with the fewest first words of `before` (and, failing that, its last
     preposition's words) that make it a command of the tool `previous` (the command `before`
     gave) has; `part` itself when none do."""
-    if previous is None or previous.tool is None:
-        return part
+    if previous is None or previous.tool is None or is_remark(tokens(part)):
+        return part  # "..., they are in water already" tells, and borrows nothing
     head = before.split()
     prepositions = lexicon().words("prepositions")
     # ... and the words from its last preposition on, where the thing goes ("add milk to the
@@ -95,9 +95,19 @@ def _with_head(part: str, before: str, previous: LocalMatch | None, command: Com
         for count in range(1, min(len(head) - len(tail) - 1, MAX_BORROWED) + 1):
             whole = " ".join([*head[:count], part, *tail])
             found = command(whole)
-            if found is not None and found.tool == previous.tool:
+            if found is not None and found.tool == previous.tool and _adds(found, part):
                 return whole
     return part
+
+
+def _adds(found: LocalMatch, part: str) -> bool:
+    """Some value of `found` comes from `part`'s own words: "and 4 minutes for the fries"
+    says a length; "..., they are in water already" after "set timer four minutes for
+    pierogi" borrows the whole command and says nothing of it (the timer, set twice)."""
+    plain = lexicon().words("function_words")
+    own = set(tokens(numbers_in(part.lower()))) - plain
+    return any(own & set(tokens(numbers_in(str(value).lower())))
+               for value in found.args.values())
 
 
 _KINDS = lexicon().regex("timer_kinds")

@@ -128,9 +128,9 @@ def content_words(said: Sequence[str]) -> list[str]:
 
 
 def skip_fillers(said: Sequence[str]) -> int:
-    """Where a sentence starts after "OK,", "Sure,", "Alright," (lexicon "openers")."""
-    fillers = lexicon().words("openers")
+    """Where a sentence starts after "OK,", "Sure,", "Of course," (lexicon "openers")."""
+    terms = sorted(lexicon().terms("openers"), key=len, reverse=True)
     at = 0
-    while at < len(said) and said[at] in fillers:
-        at += 1
+    while opener := next((t for t in terms if tuple(said[at:at + len(t)]) == t), None):
+        at += len(opener)
     return at

@@ -25,6 +25,7 @@ from voiceagent.language.asking import (
     skip_fillers,
     unaddressed,
 )
+from voiceagent.language.conversions import converts
 from voiceagent.language.data_file import load_data
 from voiceagent.language.lengths import length_alone, lengths_said
 from voiceagent.language.lexicon import lexicon, tokens
@@ -162,9 +163,12 @@ class Topics:
                  and (lexicon().has("asking_to_do", said) or lexicon().has("timing_asks", said)
                       or length_alone(text)) and bool(lengths_said(text)))
         unserved = any(not t.served for t in named)  # "one euro in dollars" is no sum
-        found = [t for t in self.topics if t in named
-                 or (t.numbers and asks and not unserved
-                     and self._amounts(text, said) >= SUM_AMOUNTS)
+        amounts = self._amounts(text, said) if any(t.numbers for t in self.topics) else 0
+        summed = (asks or lexicon().has("shares_out", said)) and not unserved and (
+            amounts >= SUM_AMOUNTS)  # "tip jar's got 186 dollars, four of us splitting it"
+        converted = asks and amounts >= 1 and converts(said)  # "oven. two hundred celsius.
+        # fahrenheit?": a conversion, whatever else is named; no device is reached
+        found = [t for t in self.topics if t in named or (t.numbers and (summed or converted))
                  or (t.lengths and timed)]
         if found and not any(t.served for t in found) and not asks and is_remark(said):
             return []  # a remark about the user's day, not a request nothing here serves

@@ -80,6 +80,13 @@ _GROUPS_OF = re.compile(rf"({_NUM})\s+([a-z]+)\s+of\s+({_NUM})(?=\s+[a-z])")
 _ON_TOP = re.compile(rf"({_NUM})\s*(?:percent|per cent)\s+(?:{_LEX.regex('shares_on_top')})"
                      rf"(?:\s+on\s+top)?\s+(?:on|of|for|to)\s+({_NUM})")
 """'15 percent markup on 212': 212 with 15 percent of it on top."""
+_OUT_OF = re.compile(rf"({_NUM})\s+(?:{_LEX.regex('out_of')})\s+({_NUM})"
+                     rf"(\s+(?:{_LEX.regex('as_percent')})\b)?")
+"""'34 out of 40' is 34 / 40; '... as a percentage', that times 100 (never 34 * 40)."""
+_WHAT_SHARE = re.compile(rf"(?:(?:{_LEX.regex('what_share')})\s+(?:is\s+)?({_NUM})"
+                         rf"|({_NUM})\s+is\s+(?:{_LEX.regex('what_share')}))"
+                         rf"\s+(?:of|out of|from)\s+({_NUM})")
+"""'what percent is 34 of 40', '34 is what percent of 40': 34 / 40 * 100."""
 
 
 def _unit_names(seconds: float) -> str:
@@ -105,6 +112,8 @@ def to_expression(text: str) -> str:
     t = _WRITTEN.sub(lambda m: f" {_SIGNS[m[0].strip()]} ", t)
     t = _WORD_PER_WORD.sub(" per ", t)  # "24 cells/tray"
     t = _ON_TOP.sub(r" ( \2 + \2 * \1 / 100 ) ", t)
+    t = _WHAT_SHARE.sub(lambda m: f" ( {m[1] or m[2]} / {m[3]} * 100 ) ", t)
+    t = _OUT_OF.sub(lambda m: f" ( {m[1]} / {m[2]}{' * 100' if m[3] else ''} ) ", t)
     t = _HOURS_AND_MINUTES.sub(r" ( \1 + \2 / 60 ) ", t)
     t = _SHARED.sub(r"( \1 ) / \2", " ".join(t.split()))
     t = _SUM_WORDS.sub(lambda m: f" {_LEX.lookup('sum_words', m[0])} ", t)

@@ -39,6 +39,15 @@ def split_items(text: str) -> list[str]:
     return _described(items)
 
 
+def items_said(text: str) -> list[str]:
+    """`split_items` for what the user said, not what the model passed: words that name no
+    item by themselves ("the ict suite one") are one part, to be found among the items."""
+    try:
+        return split_items(text)
+    except ToolError:
+        return [text.strip()]
+
+
 def _counted_apart(part: str) -> list[str]:
     """Items said without a comma between them, each opened by a word that starts one or a
     number: 'sunglasses a plug adapter' -> ['sunglasses', 'a plug adapter']; 'half a dozen
