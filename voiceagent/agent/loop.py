@@ -54,7 +54,6 @@ from voiceagent.language import lexicon, tokens
 from voiceagent.language.conversions import converts
 from voiceagent.language.numbers import amounts_in
 from voiceagent.language.people import people_known
-from voiceagent.language.plural import singular
 from voiceagent.language.restarts import meant
 from voiceagent.language.topics import SUM_AMOUNTS, Topic, topics_of
 from voiceagent.ports import Approver, ChatModel
