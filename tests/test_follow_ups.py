@@ -839,3 +839,30 @@ def test_an_item_pointed_at_by_part_of_its_name_and_one_reaches_a_turn(tools):
     said = s.say("scratch the ict suite one, dave's already booked it")
     assert "removed book the ict suite" in said.lower()
     assert "photocopy worksheets" in s.read("lessons") and "ict" not in s.read("lessons")
+
+
+def test_what_is_told_after_pointing_at_it_is_what_is_done(tools):
+    """"ok write that down, the big tin holds 340 grams of loose leaf" (set 24) noted the
+    last exchange's words; the words after "that" are what it points at."""
+    s = Session(tools)
+    s.model.enqueue("Nice.")
+    s.say("i parked on level four")
+    s.say("ok write that down, the big tin holds 340 grams of loose leaf")
+    notes = tools.run(ToolCall("t", "read_notes", {})).say
+    assert "big tin holds 340 grams" in notes and "level four" not in notes
+    s = Session(tools)
+    s.model.enqueue("Nice.")
+    s.say("i parked on level four")
+    s.say("set a timer for that, the rice needs twelve minutes")
+    assert "12 minute" in s.timers()
+
+
+def test_a_cancelled_timer_put_back_is_set_again(tools):
+    """Set 25: "scrap that" cancelled the print timer, then "no it's fine, it's fine, put it
+    back, two minutes again"; the 1.5B took "print" off a list instead."""
+    s = Session(tools)
+    s.say("set a print timer for two minutes")
+    s.say("scrap that, i think the safelight fogged it")
+    assert "no timers" in s.timers()
+    s.say("no it's fine, it's fine, put it back, two minutes again")
+    assert "2 minute print timer" in s.timers()

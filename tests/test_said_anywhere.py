@@ -169,6 +169,9 @@ def test_said_anywhere_and_answered_here(tools, turns, heard):  # noqa: F811
     ("half a dozen eggs", ["half a dozen eggs"]),
     ("a bag of 12 rolls", ["bag of 12 rolls"]),
     ("milk and oat milk", ["milk", "oat milk"]),
+    # a task's verb keeps its object (set 24: "order more ice" was "order" and "ice")
+    ("order more ice", ["order more ice"]),
+    ("pick up some stamps", ["pick up some stamps"]),
 ])
 def test_items_said_without_commas_each_opened_by_a_or_a_number(said, items):
     assert split_items(said) == items

@@ -368,6 +368,18 @@ def test_a_date_is_no_clock_time(tools):
     assert tools.get("list_timers")() == "You have no timers or alarms set."
 
 
+def test_an_alarm_made_of_a_length_is_refused_and_the_timer_set(tools):
+    """Set 24, "ok warm up first, ten minutes on the clock please": the 1.5B set an alarm
+    at 10:00. The hour was said only as a length; the model is told, and sets the timer."""
+    model = ScriptedChatModel()
+    model.enqueue(calls(("set_alarm", {"time": "10:00", "label": "warm up"})))
+    model.enqueue(calls(("set_timer", {"duration": "10 minutes", "label": "warm up"})))
+    result, spoken = run(model, tools, "ok warm up first, ten minutes on the clock please")
+    assert "a length is a timer's" in model.requests[1].messages[-1].text
+    listed = tools.get("list_timers")()
+    assert "10 minute" in listed and "alarm" not in listed.lower()
+
+
 def test_the_same_refused_call_twice_ends_the_turn(tools):
     model = ScriptedChatModel()
     for _ in range(2):
@@ -1321,6 +1333,8 @@ def test_a_list_called_something_is_that_list(tools):
     ("right, thirty minutes, letting the silicone skin over", "OK, set a timer for 30 minutes."),
     ("right, thirty minutes, letting the silicone skin over", "Set a timer for thirty minutes."),
     ("bang on some drill for me", "Sure, I'll help you with that."),
+    # set 25, no call: a length promised
+    ("okay malva pudding's in, give it forty-five minutes", "I'll give it forty-five minutes."),
 ])
 def test_what_no_call_did_or_gave_is_not_said(request_text, sentence):
     facts = Facts(request=request_text, known=[request_text],

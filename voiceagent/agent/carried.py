@@ -18,7 +18,9 @@ from voiceagent.agent.tools import Tool
 from voiceagent.language import lexicon, tokens
 from voiceagent.language.calendar_days import calendar_day, date_spans
 from voiceagent.language.lengths import lengths_said
-from voiceagent.tools.words import parse_duration
+from voiceagent.language.numbers import NUMBER, numbers_in
+from voiceagent.language.spoken_time import UNIT_WORDS
+from voiceagent.tools.words import parse_clock_time, parse_duration
 
 OWN_WORDS_ONLY = frozenset({"repeats"})
 """Carried word sets whose terms in a call must be the user's: how often an alarm repeats
@@ -120,9 +122,25 @@ def dropped(tool: Tool, args: dict[str, Any], utterance: str) -> list[str]:
             continue
         try:
             called = parse_duration(value)
-        except Exception:  # not a length (a clock time): nothing to compare
+        except Exception:  # not a length: a clock time, which must not be made of one
+            if _made_of_a_length(value, utterance):
+                problems.append(f"{param} {value!r} is a clock time, but the user said a "
+                                "length of time: a length is a timer's")
             continue
         spoken = lengths_said(utterance)
         if spoken and not any(abs(called - s) < 0.5 for s in spoken):
             problems.append(f"{param} {value!r} is not the length the user said")
     return problems
+
+
+def _made_of_a_length(value: str, utterance: str) -> bool:
+    """The hour of the clock time `value` is a number the user said only as a length ("ok
+    warm up first, ten minutes on the clock please" -> an alarm at 10:00, set by the 1.5B)."""
+    try:
+        hour = parse_clock_time(value)[0]
+    except Exception:  # noqa: BLE001 - not a clock time either
+        return False
+    said = numbers_in(utterance.lower())
+    places = [m for m in re.finditer(NUMBER, said) if float(m[0]) in (hour, hour % 12, hour + 12)]
+    return bool(places) and all(re.match(rf"\s*(?:{UNIT_WORDS})\b", said[m.end():])
+                                for m in places)

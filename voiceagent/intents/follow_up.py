@@ -189,6 +189,10 @@ class FollowUps:
             elif r.kind == "list" and r.action == "added" and r.items:
                 undone.append(LocalMatch("list_remove", "remove_from_list",
                                          {"list_name": r.key, "items": ", ".join(r.items)}))
+            elif r.kind == "timer" and r.action == "cancelled" and r.value:  # "put it back"
+                undone.append(LocalMatch("timer_start", "set_timer", {
+                    "duration": spoken_duration(r.value), **({"label": r.label} if r.label
+                                                              else {})}))
             elif r.kind == "list" and r.action in ("removed", "cleared") and r.items:
                 undone.append(LocalMatch("list_add", "add_to_list",
                                          {"list_name": r.key, "items": ", ".join(r.items)}))

@@ -37,7 +37,7 @@ from voiceagent.intents.several import (
     moved,
 )
 from voiceagent.intents.sounds_alike import respelled
-from voiceagent.intents.told import told_in_the_same_breath
+from voiceagent.intents.told import told_after_pointing, told_in_the_same_breath
 from voiceagent.language import lexicon, tokens
 from voiceagent.language.data_file import load_data
 from voiceagent.language.plural import singular
@@ -181,7 +181,8 @@ class LocalCommands:
                 return pointed
         if len(clauses) < 2:
             return self._follow_up_beside_an_aside(text, history)
-        told = told_in_the_same_breath(text, clauses[-1], self.match, self._follow_ups.on_told)
+        told = (told_in_the_same_breath(text, clauses[-1], self.match, self._follow_ups.on_told)
+                or told_after_pointing(text, clauses[0], self.match, self._follow_ups.on_told))
         if told:
             return told
         pairs = [f"{a}, {b}" for a, b in zip(clauses, clauses[1:], strict=False)]

@@ -28,6 +28,7 @@ def last_told(history: Sequence[Message]) -> str:
     return ""
 
 
+_POINTING = re.compile(rf"\b(?:{lexicon().regex('pronouns')})\b", re.I)
 def needed(told: str) -> str:
     """What a remark says is needed: the words after the lexicon's `needing` ("The remote
     needs new batteries." -> "new batteries"); "" when it says no such thing."""
@@ -36,7 +37,6 @@ def needed(told: str) -> str:
     return " ".join(said[found[0][1]:]) if found else ""
 
 
-_POINTING = re.compile(rf"\b(?:{lexicon().regex('pronouns')})\b", re.I)
 
 
 def told_in_the_same_breath(text: str, last: str, match: Callable[[str], LocalMatch | None],
@@ -70,3 +70,16 @@ def told_in_the_same_breath(text: str, last: str, match: Callable[[str], LocalMa
         if done is not None and done.tool == tool:
             return [done]
     return []
+
+
+def told_after_pointing(text: str, first: str, match: Callable[[str], LocalMatch | None],
+                        on_told: Callable[[str, str], list[LocalMatch]]) -> list[LocalMatch]:
+    """"ok write that down, the big tin holds 340 grams of loose leaf", "set a timer for that,
+    the rice needs twelve minutes": the first clause points at what the words after it tell
+    (no question, no command), not at the last exchange."""
+    told = text[text.find(first) + len(first):].strip(" ,;.")
+    said = opened(first)[1]
+    if (not said or not told or told.endswith("?") or not _POINTING.search(said)
+            or _POINTING.search(told) or match(told) is not None):
+        return []
+    return on_told(said, told)
