@@ -866,3 +866,14 @@ def test_a_cancelled_timer_put_back_is_set_again(tools):
     assert "no timers" in s.timers()
     s.say("no it's fine, it's fine, put it back, two minutes again")
     assert "2 minute print timer" in s.timers()
+
+
+def test_a_question_after_a_note_is_no_second_note(tools):
+    """Set 25: "he's asking which is the biggest planet and whether it has a floor" after a
+    note was noted as "whether it has a floor"."""
+    s = Session(tools)
+    s.say("take a note, leo knows his sevens except seven times eight")
+    s.model.enqueue("Jupiter, and no: it has no solid surface.")
+    assert s.say("he's asking which is the biggest planet and whether it has a floor"
+                 ).startswith("Jupiter")
+    assert "floor" not in tools.run(ToolCall("t", "read_notes", {})).say

@@ -380,6 +380,20 @@ def test_an_alarm_made_of_a_length_is_refused_and_the_timer_set(tools):
     assert "10 minute" in listed and "alarm" not in listed.lower()
 
 
+def test_a_time_of_day_to_see_elsewhere_is_converted_not_read(tools):
+    """Sets 24/25: "if it's seven in the evening here in dublin what time would that be in
+    perth" -> get_time("Dublin"), the clock now read out. The clock is told a time of day
+    was named, and the converter answers."""
+    model = ScriptedChatModel()
+    model.enqueue(calls(("get_time", {"place": "Dublin"})))
+    model.enqueue(calls(("convert_time", {"time": "7 pm", "from_place": "dublin",
+                                          "to_place": "perth"})))
+    result, spoken = run(model, tools, "grand, and if it's seven in the evening here in "
+                         "dublin what time would that be in perth")
+    assert "convert_time" in model.requests[1].messages[-1].text
+    assert spoken.startswith("When it is 7:00 PM in dublin")
+
+
 def test_the_same_refused_call_twice_ends_the_turn(tools):
     model = ScriptedChatModel()
     for _ in range(2):

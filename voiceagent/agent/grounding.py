@@ -89,6 +89,8 @@ def unsaid_words(value: str, utterance: str) -> list[str]:
     heard = {singular(w.removesuffix("'s")) for w in spoken}
     heard |= {other for pair in lex.pairs("said_alike") for word, other in (pair, pair[::-1])
               if word in heard}  # "26 bucks": "dollars" in the sum is the user's word
+    heard |= {half for part, half in lex.names("day_parts").items() if part in heard}  # "seven
+    # in the evening" is "7 pm": the pm was said
     # spelled otherwise ("icecream", "27th"), but not inside the word for a tool's own kind
     # of thing: "time" in "set a timer for that long" was a timer's label
     joined = " ".join(w for w in spoken if not lex.is_one("own_tools", [w]))

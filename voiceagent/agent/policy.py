@@ -105,6 +105,9 @@ class CallPolicy:
         if not template and self._off_topic(call.name, tool.writes):
             return Decision("refuse", call, tell_model("off_topic", name=call.name),
                             off_topic=True)
+        misfit = tool.misfits(self.said.now) if tool.misfits and not template else ""
+        if misfit:
+            return Decision("refuse", call, misfit)
         if (tool.writes and not (template or follow or self.said.answering)
                 and asks_only(tokens(self.said.now))):  # "what time is my alarm set for"
             return Decision("refuse", call, tell_model("question_no_write", name=call.name))

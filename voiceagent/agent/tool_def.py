@@ -80,6 +80,10 @@ class Tool:
     """The conversation's amounts count as said for its arguments (the user's earlier words
     and the last results), as they do for a follow-up: a sum on an earlier total ("now stick
     twenty percent vat on top") or distance ("took me an hour 38, what's my average")."""
+    misfits: Callable[[str], str] | None = None
+    """Why the tool does not serve a request the model called it for ("" when it does),
+    told to the model: the clock read for "if it's seven in the evening in dublin what time
+    is that in perth", which names a time of day to convert."""
     retried: bool = True
     """Among the tools a turn asks the model to use when it answered without them (a claim
     no result backs): the clock's time-zone converter is not, it is for a question that
@@ -116,6 +120,7 @@ def tool(
     found: Mapping[str, Callable[[str], str]] | None = None,
     keeps: Callable[[str], bool] | None = None,
     recalls: bool = False,
+    misfits: Callable[[str], str] | None = None,
     retried: bool = True,
 ) -> Any:
     """Decorator: `@tool` or `@tool(needs_approval=True, ...)` turns a function into a Tool.
@@ -149,6 +154,7 @@ def tool(
             found=tuple((found or {}).items()),
             keeps=keeps,
             recalls=recalls,
+            misfits=misfits,
             retried=retried,
         )
 

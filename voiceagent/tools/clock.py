@@ -11,10 +11,10 @@ from datetime import datetime, timedelta
 from voiceagent.agent.outcome import Outcome, Ref
 from voiceagent.agent.tools import Tool, tool
 from voiceagent.errors import ToolError
-from voiceagent.language import lexicon, say, tokens
+from voiceagent.language import lexicon, say, tell_model, tokens
 from voiceagent.language.holidays import MONTHS
-from voiceagent.language.numbers import ordinal, ordinals
-from voiceagent.language.spoken_time import next_time
+from voiceagent.language.numbers import numbers_in, ordinal, ordinals
+from voiceagent.language.spoken_time import clock_digits, next_time
 from voiceagent.ports import Clock
 from voiceagent.tools.clock_sums import time_later
 from voiceagent.tools.days import (
@@ -49,6 +49,24 @@ _LEX = lexicon()
 _DERIVED = re.compile(rf"\b(?:{_LEX.regex('time_spans')})\b|"
                       rf"^\W*(?:{_LEX.regex('yes_no_openers')})\b", re.I)
 """Questions that the time or date alone does not answer: a count, a span, a yes or no."""
+_TIME_OF_DAY = re.compile(
+    rf"\b\d{{1,2}}(?::\d\d)?\s*(?:{_LEX.regex('meridiem')}|o'?clock)(?!\w)|\b\d{{1,2}}:\d\d\b"
+    rf"|\b\d{{1,2}}\s+(?:in\s+(?:the\s+)?|at\s+|this\s+)?(?:{_LEX.regex('day_parts')})\b"
+    rf"|\b(?:{_LEX.regex('named_times')})\b", re.I)
+"""A time of day said ("seven in the evening", "9 pm", "half past ten", "noon")."""
+
+
+def converts_a_time(request: str) -> str:
+    """Why the clock's reading does not answer `request`: it asks what a time of day it
+    names is at another clock ("if it's seven in the evening here in dublin what time would
+    that be in perth"): the converter's. "" when it may."""
+    said = clock_digits(numbers_in(request.lower()))
+    words = tokens(request)
+    if _TIME_OF_DAY.search(said) and (_LEX.has("conditionals", words) or "when" in words):
+        return tell_model("time_said")
+    return ""
+
+
 _AHEAD = re.compile(rf"(?:{_LEX.regex('later')})\b|.*\b(?:{_LEX.regex('from_now')})$", re.I)
 """A day said as counted from now ("in 3 days", "a week from now"): "it will be"."""
 
@@ -138,6 +156,7 @@ def make_tools(clock: Clock) -> list[Tool]:
     """The clock tool, telling time by `clock` (in its zone)."""
 
     @tool(speaks_result=True, answers=asks_for_the_time, grounded=("place",),
+          misfits=converts_a_time,
           carries={"months": ("place",), "calendar_years": ("place",)})
     def get_time(place: str = "") -> Outcome:
         """The time, date or weekday, here or in a city or country.
