@@ -877,3 +877,15 @@ def test_a_question_after_a_note_is_no_second_note(tools):
     assert s.say("he's asking which is the biggest planet and whether it has a floor"
                  ).startswith("Jupiter")
     assert "floor" not in tools.run(ToolCall("t", "read_notes", {})).say
+
+
+def test_a_request_that_asks_a_tool_in_its_own_words_is_not_read_with_the_last(tools):
+    """Set 25: "okay malva pudding's in, give it forty-five minutes" after "recipe says 180
+    degrees, what's that in fahrenheit for my ouma's old oven": read with the last request
+    (for its "it"), the oven made the timer off-topic five times over."""
+    s = Session(tools)
+    s.say("recipe says 180 degrees, what's that in fahrenheit for my ouma's old oven")
+    s.model.enqueue(calls(("set_timer", {"duration": "45 minutes", "label": "malva pudding"})))
+    s.model.enqueue("Done.")
+    s.say("okay malva pudding's in, give it forty-five minutes")
+    assert "45 minute malva pudding timer" in s.timers()

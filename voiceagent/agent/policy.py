@@ -164,6 +164,9 @@ class CallPolicy:
         if serving is not None and serving.name in self.things_of:
             return False
         said = f"{self.said.answering} {self.said.now}"
+        if topics_of().on_topic(name, said):
+            return False  # its own words ask it ("give it forty-five minutes" after a
+            # question that named an oven: read with that one, the timer was off-topic)
         if not writes or lexicon().has("correction", self.said.now) or lexicon().has(
                 "refers_back", self.said.now):
             said = f"{self.said.last_request} {self.said.last_results} {said}"
