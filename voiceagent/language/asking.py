@@ -4,6 +4,7 @@ language/topics.py reads topics from these; grounding leaves the name out of wha
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 
@@ -129,8 +130,14 @@ def content_words(said: Sequence[str]) -> list[str]:
 
 def skip_fillers(said: Sequence[str]) -> int:
     """Where a sentence starts after "OK,", "Sure,", "Of course," (lexicon "openers")."""
-    terms = sorted(lexicon().terms("openers"), key=len, reverse=True)
+    terms = _openers_longest_first()
     at = 0
     while opener := next((t for t in terms if tuple(said[at:at + len(t)]) == t), None):
         at += len(opener)
     return at
+
+
+@functools.cache
+def _openers_longest_first() -> list[tuple[str, ...]]:
+    """Lexicon "openers", the longest first ("of course" before "of")."""
+    return sorted(lexicon().terms("openers"), key=len, reverse=True)

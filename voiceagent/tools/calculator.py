@@ -17,6 +17,7 @@ from voiceagent.agent.outcome import Outcome, Ref
 from voiceagent.agent.tools import Tool, tool
 from voiceagent.errors import ToolError
 from voiceagent.language import lexicon
+from voiceagent.language.conversions import spelt_either_way
 from voiceagent.language.numbers import NUMBER, numbers_in, sum_amounts
 from voiceagent.language.plural import plural, singular
 from voiceagent.language.spoken_time import UNITS
@@ -54,11 +55,8 @@ def _counted_units(*kinds: str) -> str:
     sizes = _LEX.table("unit_sizes")
     names = ([n for kind in kinds for n in sizes.get(kind, {})] if kinds else
              [*_LEX.table("durations"), *sizes.get("time", {}), *_LEX.phrases("money")])
-    respelt = {said: as_written for as_written, said in _LEX.names("unit_respellings").items()}
-    names += [n.replace(said, as_written) for n in names for said, as_written in respelt.items()
-              if said in n]
-    return "|".join(sorted({form for n in names for form in (n, plural(n))}, key=len,
-                           reverse=True))
+    return "|".join(sorted({form for n in names for spelt in spelt_either_way(n)
+                            for form in (spelt, plural(spelt))}, key=len, reverse=True))
 
 
 _UNIT_AFTER_NUMBER = re.compile(rf"(\d)\s*(?:{_counted_units()})\b")

@@ -11,6 +11,7 @@ from typing import Any
 
 from voiceagent.errors import ToolError
 from voiceagent.language import lexicon
+from voiceagent.language.conversions import as_written
 from voiceagent.language.lexicon import number
 from voiceagent.language.numbers import NUMBER, numbers_in
 from voiceagent.language.plural import plural_phrase, singular
@@ -71,13 +72,11 @@ def spellings() -> dict[str, _Spelling]:
 
 
 _FILLERS = _LEX.pattern("unit_fillers")
-_RESPELL = _LEX.names("unit_respellings")
 
 
 def _find(name: str) -> tuple[_Spelling, str] | None:
     t = name.lower().replace("°", " ")
-    for other, usual in _RESPELL.items():
-        t = t.replace(other, usual)
+    t = as_written(t)
     t = _FILLERS.sub(" ", t)
     t = " ".join(re.sub(r"[^a-z0-9/ ]", " ", t).split())
     t = re.sub(r"\s*/\s*", "/", t)
