@@ -298,6 +298,14 @@ def test_an_item_put_on_it_goes_on_the_list_just_read_and_comes_off_again(tools)
     assert s.read("to-do").endswith("our to-do list is empty.")
 
 
+def test_a_list_just_made_is_the_one_things_go_on(tools):
+    """"start a list called packing", "add the tent and a torch to it": onto the new list."""
+    s = Session(tools)
+    assert "new packing list" in s.say("start a list called packing")
+    assert "packing list" in s.say("add the tent and a torch to it")
+    assert s.read("packing").endswith("2 items: tent and torch.")
+
+
 def test_an_item_scratched_or_done_comes_off_by_the_words_said(tools):
     """"scratch the onions" went to the model (refused), "i've done the passport one, take it
     off" took both items just added: the one named comes off, by part of its words too."""

@@ -46,6 +46,10 @@ TIME = [
     ("what month is today", "date", {}),
     ("fine, add naan bread to the shopping list then", "list_add",
      {"items": "naan bread", "list_name": "shopping"}),
+    # a new list with nothing on it yet
+    ("create a list called packing", "list_create", {"list_name": "packing"}),
+    ("can you make me a christmas list", "list_create", {"list_name": "christmas"}),
+    ("set up a new list for the wedding guests", "list_create", {"list_name": "wedding guests"}),
     # a time in one place as the time in another (tools/clock.py convert_time)
     ("if it's ten pm in california what time is it in alabama", "time_convert",
      {"time": "ten pm", "from_place": "california", "to_place": "alabama"}),
@@ -407,7 +411,8 @@ TOOLS = {"time": "get_time", "date": "get_time", "weekday": "get_time",
          "timer_cancel_all": "cancel_timer", "timer_status": "list_timers",
          "alarm_set": "set_alarm", "alarm_cancel": "cancel_timer", "list_add": "add_to_list",
          "list_remove": "remove_from_list", "list_read": "read_list", "lists_which": "read_list",
-         "list_clear": "clear_list", "note_add": "add_note", "notes_read": "read_notes",
+         "list_clear": "clear_list", "list_create": "create_list",
+         "note_add": "add_note", "notes_read": "read_notes",
          "calculate": "calculate", "convert": "convert_units",
          "system_status": "get_system_status", "forget": "forget_conversation"}
 

@@ -89,6 +89,22 @@ def test_remove_and_clear(t):
     assert t["read_list"](list_name="shopping") == "Your shopping list is empty."
 
 
+def test_a_list_is_made_empty_and_one_there_already_is_is_kept(t, tmp_path):
+    """"make a packing list": an empty list there is (read back as empty, named among the
+    lists); asked again, the list and what is on it are kept and said."""
+    assert t["create_list"](list_name="packing") == (
+        "I've made you a new packing list. It's empty for now.")
+    assert (tmp_path / "lists" / "packing.txt").exists()
+    assert t["read_list"](list_name="packing") == "Your packing list is empty."
+    assert t["read_list"](list_name="") == "Your lists: packing."
+    assert t["create_list"](list_name="packing list") == (
+        "You already have a packing list. It's empty.")
+    t["add_to_list"](list_name="packing", items="tent and torch")
+    assert t["create_list"](list_name="the packing list") == (
+        "You already have a packing list, with 2 items on it.")
+    assert t["read_list"](list_name="packing") == "Your packing list has 2 items: tent and torch."
+
+
 def test_unknown_list_names_the_existing_lists(t):
     t["add_to_list"](list_name="shopping", items="apples")
     t["add_to_list"](list_name="todo", items="taxes")

@@ -22,7 +22,7 @@ from voiceagent.language.topics import topics_of
 from voiceagent.testing import ScriptedChatModel, calls
 from voiceagent.tools import ToolContext, build_tools
 
-LISTS = ("add_to_list", "read_list", "remove_from_list", "clear_list")
+LISTS = ("add_to_list", "create_list", "read_list", "remove_from_list", "clear_list")
 TIMERS = ("set_timer", "set_alarm", "list_timers", "cancel_timer", "pause_timer")
 CLOCK = ("get_time",)
 """The tools a held-back answer's retry must call one of: its request's topic's."""

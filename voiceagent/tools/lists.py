@@ -323,6 +323,25 @@ def make_tools(data_dir: Path, aliases: dict[str, str],
                             ". Ask the user which list, or answer in plain words.")
         return on[0]
 
+    @tool(speaks_result=True, writes=True, grounded=("list_name",),
+          known={"list_name": lists.exists}, asks={"list_name": say("ask_new_list")},
+          creates={"list_name": "list_kinds"})
+    def create_list(list_name: str) -> Outcome:
+        """Create, start or make a new, empty list (a list with things said: add_to_list).
+
+        Args:
+            list_name: the new list's name as said.
+        """
+        name = lists.resolve(list_name, must_exist=False)
+        if name in lists.names():  # nothing is made: what there is, is said
+            items = lists.read(name)
+            count = f"{len(items)} item{'s' if len(items) != 1 else ''}"
+            return Outcome(say("list_exists", name=name, count=count) if items
+                           else say("list_exists_empty", name=name),
+                           (Ref("list", "read", key=name, items=tuple(items)),))
+        lists.write(name, [])
+        return Outcome(say("list_made", name=name), (Ref("list", "made", key=name),))
+
     # the list emptied must be one the user named: asked "please remove a list", a model's
     # pick ("shopping") would empty a list nobody spoke of
     @tool(speaks_result=True, writes=True, destroys=True, grounded=("list_name",),
@@ -366,5 +385,6 @@ def make_tools(data_dir: Path, aliases: dict[str, str],
         more = f" (newest {len(latest)} of {len(notes)})" if len(notes) > len(latest) else ""
         return f"Your notes{more}: " + "; ".join(latest) + "."
 
-    tools = [add_to_list, read_list, remove_from_list, clear_list, add_note, read_notes]
+    tools = [add_to_list, create_list, read_list, remove_from_list, clear_list, add_note,
+             read_notes]
     return tools, lists

@@ -44,8 +44,10 @@ def list_name(text: str) -> Args | None:
     words = name.replace("-", " ").split()
     if name in ("to do", "to-do", "todo"):
         return {"list_name": name}
+    # "start a brand new list" names none
     if (not words or len(words) > 3 or lexicon().words("list_stop") & set(words)
             or set(words) <= lexicon().words("list_wholes")
+            or set(words) <= {w for t in lexicon().terms("fresh_words") for w in t}
             or ("to" in words and "do" not in words)):
         return None
     return {"list_name": name}
