@@ -12,6 +12,9 @@ from voiceagent.intents.naming import named_after
 @pytest.mark.parametrize("said, found", [
     ("set a timer for 20 minutes, name it laundry", ("set a timer for 20 minutes", "laundry")),
     ("set an alarm for 7 am and call it gym", ("set an alarm for 7 am", "gym")),
+    # what is said after the name is no part of it
+    ("set a timer for ten minutes, label it adobo also", ("set a timer for ten minutes",
+                                                          "adobo")),
     ("set a timer for 20 minutes", None),
     ("call it a day", None),  # nothing before it to name
     ("set a timer for 5 minutes, call it 10", None),  # a number is no name

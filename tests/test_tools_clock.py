@@ -92,11 +92,20 @@ def test_places_said_with_their_region_or_as_a_zone_name(place, zone):
 
 
 @pytest.mark.parametrize("word", ["in", "it", "me", "the", "THE", "morning", "tomorrow",
-                                  "March", "summer"])
+                                  "March", "summer", "same", "the same", "mine", "date",
+                                  "time"])
 def test_small_words_are_not_places(word):
     """Intents try phrases as places: words must not land on a town or a country code."""
     with pytest.raises(ToolError):
         find_zone(word)
+
+
+@pytest.mark.parametrize("place, zone", [("Nice", "Europe/Paris"), ("split", "Europe/Zagreb"),
+                                         ("Date, Japan", "Asia/Tokyo")])
+def test_a_city_named_like_a_word_is_found_when_big_or_said_with_its_country(place, zone):
+    """"at that same 9 pm" made "same" a town in Tanzania; cities whose name is a word are
+    found when they are big, and small ones with their country."""
+    assert find_zone(place).key == zone
 
 
 def test_the_place_table_is_saved_once_and_read_back(tmp_path, capsys):

@@ -223,12 +223,28 @@ def find_zone(place: str) -> zoneinfo.ZoneInfo:
     zone = None if _LEX.is_one("times_of_year", key) else (
         named.get(key) or places.zones.get(key)
         or places.codes.get(re.sub(r"\W", "", place.strip())))
+    if zone and key in _small_towns_named_like_words():
+        raise ToolError(f"{place!r} is a word the user said, not a place they named (only a "
+                        f"small town is called that). Leave the place empty, or use one the "
+                        f"user named.")
     zone = zone or _qualified(key, places, named)
     if zone:
         return zoneinfo.ZoneInfo(zone)
     close = difflib.get_close_matches(key, [*named, *places.suggestions], n=3, cutoff=0.8)
     suggest = f" Did you mean {', '.join(close)}?" if close else ""
     raise ToolError(f"I don't know the time zone of {place!r}.{suggest} {ZONE_HINT}")
+
+
+@cache
+def _small_towns_named_like_words() -> frozenset[str]:
+    """One-word names of towns under MIN_EXONYM_POPULATION that are also words the assistant
+    knows (the lexicon's): "same" (Tanzania) in "at that same 9 pm", "mine", "date", "time"
+    (Japan, Norway). Said alone they are the words; a town of them is said with its country
+    ("Date, Japan"). Big cities keep their names ("Nice", "Split", "Reading")."""
+    places = _places()
+    big = set(places.suggestions) | set(places.regions) | set(aliases())
+    words = {w for name in _LEX.sets for term in _LEX.terms(name) for w in term}
+    return frozenset(w for w in words if w in places.zones and w not in big)
 
 
 _ZONE_WORDS = sorted((" ".join(t) for t in _LEX.terms("zone_words")), key=len, reverse=True)

@@ -30,9 +30,13 @@ def duration(text: str) -> Args | None:
     return {"duration": spoken_duration(seconds)}
 
 
+_TRAILERS = re.compile(rf"(?:\s+(?:{lexicon().regex('item_trailers')}))+\s*$", re.I)
+
+
 def label(text: str) -> Args | None:
-    """A timer's or alarm's name: a few words that are not themselves an amount of time."""
-    words = without_articles(text)
+    """A timer's or alarm's name: a few words that are not themselves an amount of time,
+    without the words after it that are no part of it ("label it adobo also")."""
+    words = _TRAILERS.sub("", without_articles(text))
     if (not words or len(words.split()) > 8 or is_term("anaphora", words)
             or is_term("not_names", words) or re.search(r"[,;:]", words)
             or re.search(r"\d", _numbered_name(numbers_in(words.lower())))
