@@ -8,7 +8,16 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 scripts/apt-ensure.sh pulseaudio pulseaudio-utils libasound2-plugins libportaudio2 sox tmux iproute2
-[ -x .venv/bin/voiceagent ] || ./install.sh --no-start
+# (an install from before the tests ran on several cores lacks pytest-xdist: install.sh adds it)
+[ -x .venv/bin/voiceagent ] && .venv/bin/python -c "import xdist" 2>/dev/null \
+    || ./install.sh --no-start
 scripts/satellite-venv.sh
 
-exec .venv/bin/python -m pytest -q -p no:cacheprovider "$@"
+# Exit status 5 is "no test selected" (a file given with only one kind of test in it).
+run() { .venv/bin/python -m pytest -q -p no:cacheprovider "$@" || [ $? -eq 5 ]; }
+# The tests of single parts, one worker per core; then the tests of the real models, audio
+# devices and servers, one at a time (they share the sound server and the CPU they measure).
+status=0
+run -m "not real and not audio" -n auto "$@" || status=1
+run -m "real or audio" "$@" || status=1
+exit "$status"
