@@ -50,6 +50,8 @@ TIME = [
     ("create a list called packing", "list_create", {"list_name": "packing"}),
     ("can you make me a christmas list", "list_create", {"list_name": "christmas"}),
     ("set up a new list for the wedding guests", "list_create", {"list_name": "wedding guests"}),
+    ("make a new shopping list with eggs and milk", "list_create",
+     {"list_name": "shopping", "items": "eggs and milk"}),
     # a time in one place as the time in another (tools/clock.py convert_time)
     ("if it's ten pm in california what time is it in alabama", "time_convert",
      {"time": "ten pm", "from_place": "california", "to_place": "alabama"}),

@@ -103,6 +103,8 @@ def test_a_list_is_made_empty_and_one_there_already_is_is_kept(t, tmp_path):
     assert t["create_list"](list_name="the packing list") == (
         "You already have a packing list, with 2 items on it.")
     assert t["read_list"](list_name="packing") == "Your packing list has 2 items: tent and torch."
+    assert t["create_list"](list_name="school run", items="lunchboxes and water bottles") == (
+        "Added lunchboxes and water bottles to your new school-run list.")
 
 
 def test_unknown_list_names_the_existing_lists(t):

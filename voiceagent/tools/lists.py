@@ -323,22 +323,26 @@ def make_tools(data_dir: Path, aliases: dict[str, str],
                             ". Ask the user which list, or answer in plain words.")
         return on[0]
 
-    @tool(speaks_result=True, writes=True, grounded=("list_name",),
-          known={"list_name": lists.exists}, asks={"list_name": say("ask_new_list")},
-          creates={"list_name": "list_kinds"})
-    def create_list(list_name: str) -> Outcome:
-        """Create, start or make a new, empty list (a list with things said: add_to_list).
+    # no `known`: the new list's name is the user's, said now ("start a new list" after a
+    # camping list named that one again)
+    @tool(speaks_result=True, writes=True, grounded=("list_name", "items"),
+          asks={"list_name": say("ask_new_list")})
+    def create_list(list_name: str, items: str = "") -> Outcome | str:
+        """Create, start or make a new list, empty or with the things said to go on it.
 
         Args:
             list_name: the new list's name as said.
+            items: what to put on it, in the user's words; empty if none were said.
         """
+        if split_items(items):
+            return add_to_list.func(list_name=list_name, items=items)  # the Outcome
         name = lists.resolve(list_name, must_exist=False)
         if name in lists.names():  # nothing is made: what there is, is said
-            items = lists.read(name)
-            count = f"{len(items)} item{'s' if len(items) != 1 else ''}"
-            return Outcome(say("list_exists", name=name, count=count) if items
+            kept = lists.read(name)
+            count = f"{len(kept)} item{'s' if len(kept) != 1 else ''}"
+            return Outcome(say("list_exists", name=name, count=count) if kept
                            else say("list_exists_empty", name=name),
-                           (Ref("list", "read", key=name, items=tuple(items)),))
+                           (Ref("list", "read", key=name, items=tuple(kept)),))
         lists.write(name, [])
         return Outcome(say("list_made", name=name), (Ref("list", "made", key=name),))
 
