@@ -13,6 +13,8 @@ scripts/apt-ensure.sh pulseaudio pulseaudio-utils libasound2-plugins libportaudi
     || ./install.sh --no-start
 scripts/satellite-venv.sh
 
+# A selection of one's own (`./test.sh -m "not real"`) runs as given, in one process.
+case " $* " in *" -m "*) exec .venv/bin/python -m pytest -q -p no:cacheprovider "$@" ;; esac
 # Exit status 5 is "no test selected" (a file given with only one kind of test in it).
 run() { .venv/bin/python -m pytest -q -p no:cacheprovider "$@" || [ $? -eq 5 ]; }
 # The tests of single parts, one worker per core; then the tests of the real models, audio
