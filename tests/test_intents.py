@@ -348,6 +348,11 @@ NOTES = [
 ]
 
 MATHS = [
+    # lengths of time added up, whole ("1 hour 15" alone is a length, no sum of 1.25)
+    ("how long is 45 minutes plus 1 hour 15", "calculate",
+     {"expression": "45 minutes plus 1 hour 15"}),
+    ("what's 90 minutes plus 45 minutes in hours", "calculate",
+     {"expression": "90 minutes plus 45 minutes in hours"}),
     # an amount of a thing is its quantity
     ("how many grams is four ounces of butter", "convert",
      {"value": 4.0, "from_unit": "ounces", "to_unit": "grams"}),
@@ -601,6 +606,7 @@ def test_the_ways_home_assistant_intents_are_said_are_commands(commands, said, d
 
 
 NOT_COMMANDS = [
+    "1 hour 15",  # a length said alone (an answer to "how long?") is no sum
     "remember my name", "remember when we went to paris",
     # no name made of words that only join ("on the" was a timer's label)
     "give me 5 minutes on the timer",

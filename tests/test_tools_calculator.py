@@ -131,6 +131,22 @@ def test_conversions_sent_to_the_calculator_still_convert(expression, answer):
     assert calculate(expression=expression) == answer
 
 
+@pytest.mark.parametrize("expression, answer", [
+    # lengths of different units were added as bare numbers: "is 32."
+    ("2 minutes plus 30 seconds", "2 minutes plus 30 seconds is 2 minutes 30 seconds."),
+    ("1 hour 20 plus 50 minutes", "1 hour 20 plus 50 minutes is 2 hours 10 minutes."),
+    ("three hours minus forty minutes", "3 hours minus 40 minutes is 2 hours 20 minutes."),
+    # ... and in the unit asked for (the first length was dropped: "45 minutes is 0.75 hours")
+    ("90 minutes plus 45 minutes in hours", "90 minutes plus 45 minutes is 2.25 hours."),
+    ("1 hour plus 30 minutes in minutes", "1 hour plus 30 minutes is 90 minutes."),
+    # a number that is no length keeps its sum
+    ("5 minutes plus 2", "5 minutes plus 2 is 7."),
+    ("3 hours times 60 minutes", "3 hours times 60 minutes is 180."),
+])
+def test_lengths_of_time_are_added_as_lengths(expression, answer):
+    assert calculate(expression=expression) == answer
+
+
 @pytest.mark.parametrize("expression, value", [
     # the model's sum of things counted (sets 18 and 19): the things' names left out
     ("18 people * 3 wings per person", "is 54."),

@@ -14,7 +14,9 @@ from voiceagent.intents.slots.text import (
     without_articles,
 )
 from voiceagent.language import lexicon
+from voiceagent.language.spoken_time import duration
 from voiceagent.tools import calculator
+from voiceagent.tools.time_sums import time_sum
 from voiceagent.tools.words import numbers_in
 
 _CALC_OP = re.compile(r"[-+*/%]|\b(?:sqrt|abs|round|log|ln|sin|cos|tan)\(")
@@ -23,6 +25,10 @@ _CALC_OP = re.compile(r"[-+*/%]|\b(?:sqrt|abs|round|log|ln|sin|cos|tan)\(")
 def expression(text: str) -> Args | None:
     """Arithmetic only: every word of it must become numbers and operators."""
     said = strip_edges(text)
+    if time_sum(said):  # "2 minutes plus 30 seconds", "... in hours": lengths added up
+        return {"expression": said}
+    if duration(said) is not None:  # "1 hour 15" is a length, no sum (not 1.25)
+        return None
     if (not re.search(r"\d", numbers_in(said.lower())) or calculator.as_conversion(said)
             or re.fullmatch(r"(?:(?:what(?:'s| is)|how much is)\s+)?\d+(?:[-/.]\d+)+", said,
                             re.I)):  # a date, a phone number, a version
