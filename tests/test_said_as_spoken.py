@@ -11,7 +11,7 @@ from tests.test_follow_ups import Session, tools  # noqa: F401  (the fixture)
 from voiceagent.agent.messages import ToolCall
 from voiceagent.intents import LocalCommands
 from voiceagent.intents.clauses import is_aside, unpunctuated_cuts
-from voiceagent.language.restarts import unbroken
+from voiceagent.language.restarts import restated, unbroken
 from voiceagent.testing import calls
 
 
@@ -27,6 +27,26 @@ from voiceagent.testing import calls
 ])
 def test_words_broken_off_and_said_again_are_said_once(said, meant):
     assert unbroken(said) == meant
+
+
+@pytest.mark.parametrize("said, meant", [
+    # a reading disowned first, then the request (was refused as a device to switch on)
+    ("i don't mean switch it on, i mean time the tea for four minutes",
+     "time the tea for four minutes"),
+    ("i didn't say turn on the heater. i said set an alarm for seven",
+     "set an alarm for seven"),
+    # no request said after it: as it was
+    ("i didn't say anything", "i didn't say anything"),
+    ("i mean it, set a timer", "i mean it, set a timer"),
+])
+def test_what_is_said_after_disowning_a_reading_is_the_request(said, meant):
+    assert restated(said) == meant
+
+
+def test_a_request_said_again_after_disowning_a_reading_is_done(tools):  # noqa: F811
+    s = Session(tools)
+    assert "4 minutes: tea" in s.say("i don't mean switch it on, i mean time the tea for four "
+                                     "minutes")
 
 
 def test_a_stammered_session_is_understood(tools):  # noqa: F811

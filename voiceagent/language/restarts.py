@@ -122,10 +122,22 @@ def said_instead(text: str, taking_back: str, negation: str) -> str:
     return f"{head[:said[0].start()]}{found['new']}{head[said[0].end():]}"
 
 
+def restated(text: str) -> str:
+    """What the user says instead after disowning a reading at the start: "i don't mean
+    switch it on, i mean time the tea for four minutes" -> "time the tea for four minutes"
+    (the lexicon's `disowning` and `restating`); `text` itself otherwise."""
+    lex = lexicon()
+    found = re.match(rf"^\W*(?:{lex.regex('disowning')})\b[^,.;!?]*[,.;!?]\s*"
+                     rf"(?:(?:no|nah)\W+)?(?:{lex.regex('restating')})\s+(?P<new>\S.*)$",
+                     text, re.I)
+    return found["new"] if found else text
+
+
 def meant(text: str) -> str:
     """What the user meant to say: punctuation dictated written and shorthand read
-    (language/dictation.py), broken-off words said once, and what the end of `text` takes
-    back put in its place (the lexicon's `correction` and `instead_of`)."""
+    (language/dictation.py), broken-off words said once, a reading disowned at its start
+    left out, and what the end of `text` takes back put in its place (the lexicon's
+    `correction` and `instead_of`)."""
     lex = lexicon()
-    return said_instead(unbroken(marks_written(unabbreviated(text))), lex.regex("correction"),
-                        lex.regex("instead_of"))
+    return said_instead(restated(unbroken(marks_written(unabbreviated(text)))),
+                        lex.regex("correction"), lex.regex("instead_of"))
