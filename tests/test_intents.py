@@ -50,7 +50,7 @@ TIME = [
     ("create a list called packing", "list_create", {"list_name": "packing"}),
     ("can you make me a christmas list", "list_create", {"list_name": "christmas"}),
     ("set up a new list for the wedding guests", "list_create", {"list_name": "wedding guests"}),
-    ("make a new shopping list with eggs and milk", "list_create",
+    ("make a new shopping list with eggs and milk", "list_create_with",
      {"list_name": "shopping", "items": "eggs and milk"}),
     # a time in one place as the time in another (tools/clock.py convert_time)
     ("if it's ten pm in california what time is it in alabama", "time_convert",
@@ -419,6 +419,7 @@ TOOLS = {"time": "get_time", "date": "get_time", "weekday": "get_time",
          "alarm_set": "set_alarm", "alarm_cancel": "cancel_timer", "list_add": "add_to_list",
          "list_remove": "remove_from_list", "list_read": "read_list", "lists_which": "read_list",
          "list_clear": "clear_list", "list_create": "create_list",
+         "list_create_with": "add_to_list",
          "note_add": "add_note", "notes_read": "read_notes",
          "calculate": "calculate", "convert": "convert_units",
          "system_status": "get_system_status", "forget": "forget_conversation"}

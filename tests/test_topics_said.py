@@ -23,6 +23,16 @@ def test_the_assistants_name_said_first_or_last_is_no_topic(said, topics):
     assert [t.name for t in topics_of().about(said)] == topics
 
 
+@pytest.mark.parametrize("said, call", [
+    ("call mum", True),
+    # the words that name a timer are no phone call
+    ("and group two gets twelve minutes call that one group two", False),
+    ("set a timer for ten minutes and call it pasta", False),
+])
+def test_naming_what_is_asked_for_is_no_call(said, call):
+    assert ("messages" in [t.name for t in topics_of().about(said)]) == call
+
+
 @pytest.mark.parametrize("said, topics", [
     ("euro to u. s. d.", ["news"]),
     ("tell me the exchange rate of ten dollar to euro", ["news"]),  # no sum

@@ -25,7 +25,7 @@ from voiceagent.intents.embedded import asked_directly
 from voiceagent.intents.follow_up import GIVE_WAY, FollowUps
 from voiceagent.intents.list_follow_ups import only_named
 from voiceagent.intents.match import LocalMatch
-from voiceagent.intents.naming import with_name
+from voiceagent.intents.naming import named_after, with_name
 from voiceagent.intents.normalize import clean
 from voiceagent.intents.referents import last_refs, made_before, of_kind_named
 from voiceagent.intents.several import (
@@ -330,8 +330,9 @@ class LocalCommands:
             else:
                 args[entity.name] = entity.value
         if tool is None:
-            if intent.startswith("unsupported_") and (slots.mentions_own_tools(said)
-                                                       or slots.yields_to_the_model(reply, said)):
+            if intent.startswith("unsupported_") and (
+                    slots.mentions_own_tools(said) or slots.yields_to_the_model(reply, said)
+                    or named_after(said) is not None):  # "..., call that one group two"
                 return None
             return _Candidate(LocalMatch(intent, None, {}, reply), (result.text_chunks_matched,
                                                                     -wild))

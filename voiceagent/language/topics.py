@@ -158,7 +158,7 @@ class Topics:
         request of what the model makes itself (lexicon "creations": "i want a nerd joke")."""
         said = tokens(text)
         asks = is_request(text, said)
-        named = self._named(unaddressed(said), asks)
+        named = self._named(unaddressed(_unnamed(said)), asks)
         timed = (any(t.lengths for t in self.topics) and not any(not t.served for t in named)
                  and (lexicon().has("asking_to_do", said) or lexicon().has("timing_asks", said)
                       or length_alone(text)) and bool(lengths_said(text)))
@@ -359,3 +359,11 @@ def topics_of(language: str = "en") -> Topics:
                   tuple(t for spec in (data.get("served") or {}).values()
                         for t in _terms(spec, "things", where)), _terms(done, "alone", where),
                   lex.terms("absence"), _terms(done, "headline", where))
+
+
+def _unnamed(said: Sequence[str]) -> list[str]:
+    """`said` without the words that name what it asks for (lexicon "naming_tails": "...,
+    call that one group two" asks no phone call)."""
+    named = {at for start, end in lexicon().find("naming_tails", said)
+             for at in range(start, end)}
+    return [w for at, w in enumerate(said) if at not in named]
