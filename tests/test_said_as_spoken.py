@@ -35,6 +35,8 @@ def test_words_broken_off_and_said_again_are_said_once(said, meant):
      "time the tea for four minutes"),
     ("i didn't say turn on the heater. i said set an alarm for seven",
      "set an alarm for seven"),
+    ("no i don't mean switch it on, i mean time the tea, three minutes for it to brew",
+     "time the tea, three minutes for it to brew"),
     # no request said after it: as it was
     ("i didn't say anything", "i didn't say anything"),
     ("i mean it, set a timer", "i mean it, set a timer"),

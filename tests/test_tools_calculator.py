@@ -139,6 +139,7 @@ def test_conversions_sent_to_the_calculator_still_convert(expression, answer):
     # ... and in the unit asked for (the first length was dropped: "45 minutes is 0.75 hours")
     ("90 minutes plus 45 minutes in hours", "90 minutes plus 45 minutes is 2.25 hours."),
     ("1 hour plus 30 minutes in minutes", "1 hour plus 30 minutes is 90 minutes."),
+    ("30 seconds + 5 minutes", "30 seconds plus 5 minutes is 5 minutes 30 seconds."),
     # a number that is no length keeps its sum
     ("5 minutes plus 2", "5 minutes plus 2 is 7."),
     ("3 hours times 60 minutes", "3 hours times 60 minutes is 180."),

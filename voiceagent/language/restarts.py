@@ -127,7 +127,8 @@ def restated(text: str) -> str:
     switch it on, i mean time the tea for four minutes" -> "time the tea for four minutes"
     (the lexicon's `disowning` and `restating`); `text` itself otherwise."""
     lex = lexicon()
-    found = re.match(rf"^\W*(?:{lex.regex('disowning')})\b[^,.;!?]*[,.;!?]\s*"
+    found = re.match(rf"^\W*(?:(?:{lex.regex('correction')})\W+)*(?:{lex.regex('disowning')})"
+                     rf"\b[^,.;!?]*[,.;!?]\s*"
                      rf"(?:(?:no|nah)\W+)?(?:{lex.regex('restating')})\s+(?P<new>\S.*)$",
                      text, re.I)
     return found["new"] if found else text

@@ -17,9 +17,10 @@ from voiceagent.language.spoken_time import UNITS, duration, spoken_duration
 
 @functools.cache
 def _signs() -> dict[str, str]:
-    """The words of numbers.yaml's `sum_words` that add or take away ("plus", "minus")."""
-    return {word: sign for word, sign in lexicon().names("sum_words").items()
-            if sign in ("+", "-")}
+    """The signs and the words of numbers.yaml's `sum_words` that add or take away ("plus",
+    "minus")."""
+    return {"+": "+", "-": "-"} | {word: sign for word, sign in lexicon().names(
+        "sum_words").items() if sign in ("+", "-")}
 
 
 @functools.cache
