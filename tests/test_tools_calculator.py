@@ -140,6 +140,9 @@ def test_conversions_sent_to_the_calculator_still_convert(expression, answer):
     ("90 minutes plus 45 minutes in hours", "90 minutes plus 45 minutes is 2.25 hours."),
     ("1 hour plus 30 minutes in minutes", "1 hour plus 30 minutes is 90 minutes."),
     ("30 seconds + 5 minutes", "30 seconds plus 5 minutes is 5 minutes 30 seconds."),
+    # a length divided by a length: how many times it goes in (was 0.33: 20 / 60)
+    ("20 minutes / (40 seconds + 20 seconds)", "The answer is 20."),
+    ("an hour divided by 90 seconds", "An hour divided by 90 seconds is 40."),
     # a number that is no length keeps its sum
     ("5 minutes plus 2", "5 minutes plus 2 is 7."),
     ("3 hours times 60 minutes", "3 hours times 60 minutes is 180."),

@@ -21,7 +21,7 @@ from voiceagent.language.conversions import spelt_either_way
 from voiceagent.language.numbers import NUMBER, numbers_in, sum_amounts
 from voiceagent.language.plural import plural, singular
 from voiceagent.language.spoken_time import UNITS
-from voiceagent.tools.time_sums import time_sum
+from voiceagent.tools.time_sums import length_ratio, time_sum
 from voiceagent.tools.units import as_conversion, convert, find_unit, said
 
 __all__ = ["as_conversion", "convert", "evaluate", "find_unit", "make_tools", "spoken_number",
@@ -261,6 +261,10 @@ def make_tools() -> list[Tool]:
         if summed:
             return Outcome(spoken_sum(summed.terms, 0).replace(" is 0.", f" is {summed.said()}."),
                            (Ref("number", "made", label=expression, value=summed.seconds),))
+        ratio = length_ratio(expression)  # "20 minutes / (40 seconds + 20 seconds)"
+        if ratio is not None:
+            return Outcome(spoken_sum(expression, ratio),
+                           (Ref("number", "made", label=expression, value=ratio),))
         conversion = as_conversion(expression)
         if conversion:
             return convert_units(*conversion)

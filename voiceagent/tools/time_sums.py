@@ -72,3 +72,27 @@ def time_sum(expression: str) -> TimeSum | None:
             return None
         total += length.seconds if sign == "+" else -length.seconds
     return TimeSum(found["terms"], total, found["unit"] or "") if total > 0 else None
+
+
+def length_ratio(expression: str) -> float | None:
+    """How many times one length goes into another, when `expression` divides a length by a
+    length ("20 minutes / (40 seconds + 20 seconds)": 20 rounds, not 0.33); else None."""
+    said = " ".join(numbers_in(expression.lower()).strip(" ?.!=").split())
+    openers = lexicon().regex("sum_openers")
+    found = re.fullmatch(rf"(?:(?:{openers})\s+)?(.+?)\s*(?:/|divided by)\s*(.+)", said)
+    if found is None:
+        return None
+    sides = [_length(part.strip().removeprefix("(").removesuffix(")").strip())
+             for part in (found[1], found[2])]
+    if sides[0] is None or not sides[1]:
+        return None
+    return sides[0] / sides[1]
+
+
+def _length(said: str) -> float | None:
+    """Seconds when `said` is a length or a sum of lengths."""
+    length = duration(said)
+    if length is not None:
+        return length.seconds
+    summed = time_sum(said)
+    return summed.seconds if summed is not None and not summed.unit else None
