@@ -104,6 +104,11 @@ def _be(items: list[str], one: str = "is") -> str:
     return "are" if one == "is" else "were"
 
 
+def _how_many(items: list[str]) -> str:
+    """'1 item', '3 items'."""
+    return f"{len(items)} item{'s' if len(items) != 1 else ''}"
+
+
 def _write(path: Path, lines: list[str]) -> None:
     write_atomic(path, "".join(f"{line}\n" for line in lines))
 
@@ -264,7 +269,7 @@ def make_tools(data_dir: Path, aliases: dict[str, str],
             return Outcome(str(lists.missing(name)), read)
         if not items:
             return Outcome(f"Your {name} list is empty.", read)
-        count = f"{len(items)} item{'s' if len(items) != 1 else ''}"
+        count = _how_many(items)
         return Outcome(f"Your {name} list has {count}: {spoken_join(items)}.", read)
 
     def _has_item(list_name: str, item: str) -> Outcome:
@@ -339,8 +344,7 @@ def make_tools(data_dir: Path, aliases: dict[str, str],
         name = lists.resolve(list_name, must_exist=False)
         if name in lists.names():  # nothing is made: what there is, is said
             kept = lists.read(name)
-            count = f"{len(kept)} item{'s' if len(kept) != 1 else ''}"
-            return Outcome(say("list_exists", name=name, count=count) if kept
+            return Outcome(say("list_exists", name=name, count=_how_many(kept)) if kept
                            else say("list_exists_empty", name=name),
                            (Ref("list", "read", key=name, items=tuple(kept)),))
         lists.write(name, [])
