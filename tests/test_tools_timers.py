@@ -9,7 +9,7 @@ import pytest
 from voiceagent.errors import ToolError
 from voiceagent.testing import FakeClock
 from voiceagent.tools.timer_store import Bell, Timers
-from voiceagent.tools.timers import alarm_due, make_tools
+from voiceagent.tools.timers import alarm_due, make_tools, spoken_length
 from voiceagent.tools.words import numbers_in, parse_clock_time, parse_duration
 from voiceagent.wallclock import SystemClock
 
@@ -62,6 +62,16 @@ def test_durations_in_words_and_digits(spoken, seconds):
 ])
 def test_clock_times_in_words_and_digits(spoken, expected):
     assert parse_clock_time(spoken) == expected
+
+
+@pytest.mark.parametrize("seconds, said", [
+    (599.2, "10 minutes"), (598, "10 minutes"), (754, "13 minutes"),
+    (90, "1 minute and 30 seconds"), (118, "2 minutes"), (44, "44 seconds"),
+])
+def test_time_left_is_said_as_people_say_it(seconds, said):
+    """A second gone by while a request was heard is no "9 minutes and 59 seconds" for the
+    10 minutes just left on a timer."""
+    assert spoken_length(seconds) == said
 
 
 def test_number_words():

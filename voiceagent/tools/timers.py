@@ -63,7 +63,11 @@ def timer_label(label: str) -> str:
 
 
 def spoken_length(seconds: float) -> str:
-    """'1 hour and 30 minutes'; whole minutes only when 10 minutes or more remain."""
+    """'1 hour and 30 minutes'; whole minutes when 10 minutes or more remain, the nearest five
+    seconds over a minute (a second gone by while the request was heard is no "9 minutes and
+    59 seconds" for the 10 just set)."""
+    if seconds >= 60:
+        seconds = round(seconds / 5) * 5
     seconds = round(seconds / 60) * 60 if seconds >= 600 else round(seconds)
     parts = spoken_duration(seconds).rsplit(" ", 2)
     if len(parts) == 3 and re.match(r"\d", parts[1]):
