@@ -63,16 +63,12 @@ def timer_label(label: str) -> str:
 
 
 def spoken_length(seconds: float) -> str:
-    """'1 hour and 30 minutes'; whole minutes when 10 minutes or more remain, the nearest five
-    seconds over a minute (a second gone by while the request was heard is no "9 minutes and
-    59 seconds" for the 10 just set)."""
-    if seconds >= 60:
-        seconds = round(seconds / 5) * 5
-    seconds = round(seconds / 60) * 60 if seconds >= 600 else round(seconds)
-    parts = spoken_duration(seconds).rsplit(" ", 2)
+    """'1 hour and 30 minutes': whole minutes from 10, the nearest 5 seconds from 1 (9:59: 10)."""
+    step = 60 if seconds >= 597.5 else 5 if seconds >= 60 else 1
+    parts = (said := spoken_duration(round(seconds / step) * step)).rsplit(" ", 2)
     if len(parts) == 3 and re.match(r"\d", parts[1]):
         return f"{parts[0]} {_LEX.names('number_parts')['and']} {parts[1]} {parts[2]}"
-    return spoken_duration(seconds)
+    return said
 
 
 def said_day(text: str, base: datetime) -> tuple[str, int | None, bool]:
