@@ -24,13 +24,18 @@ def _signs() -> dict[str, str]:
 
 
 @functools.cache
+def _joins() -> str:
+    """An alternation of `_signs()`, the longest first."""
+    return "|".join(map(re.escape, sorted(_signs(), key=len, reverse=True)))
+
+
+@functools.cache
 def _pattern() -> re.Pattern[str]:
     """A sum said as terms between the words that add or take away, maybe ending in the unit
     it is wanted in ("... in hours")."""
     lex = lexicon()
-    joins = "|".join(map(re.escape, sorted(_signs(), key=len, reverse=True)))
     units = "|".join(map(re.escape, sorted(UNITS, key=len, reverse=True)))
-    return re.compile(rf"^(?:(?:{lex.regex('sum_openers')})\s+)?(?P<terms>.+?\s+(?:{joins})\s+"
+    return re.compile(rf"^(?:(?:{lex.regex('sum_openers')})\s+)?(?P<terms>.+?\s+(?:{_joins()})\s+"
                       rf".+?)(?:\s+(?:in|into|as)\s+(?P<unit>{units}))?$")
 
 
@@ -60,8 +65,7 @@ def time_sum(expression: str) -> TimeSum | None:
     found = _pattern().match(said)
     if found is None:
         return None
-    joins = "|".join(map(re.escape, sorted(_signs(), key=len, reverse=True)))
-    parts = re.split(rf"\s+({joins})\s+", found["terms"])
+    parts = re.split(rf"\s+({_joins()})\s+", found["terms"])
     total, sign = 0.0, "+"
     for at, part in enumerate(parts):
         if at % 2:
