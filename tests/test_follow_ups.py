@@ -18,7 +18,7 @@ from voiceagent.agent.tools import ToolRegistry
 from voiceagent.config import AgentConfig
 from voiceagent.config_file import load_config
 from voiceagent.intents import LocalCommands
-from voiceagent.testing import ScriptedChatModel, calls
+from voiceagent.testing import FakeClock, ScriptedChatModel, calls
 from voiceagent.tools import ToolContext, build_tools
 
 
@@ -37,9 +37,14 @@ def reworded(registry: ToolRegistry) -> ToolRegistry:
                          for n in registry.names])
 
 
+NOW = "2026-12-01 10:00"
+"""The moment every session here is held at: a timer's time left, "tomorrow at 7" and the
+clock's answers never depend on when the test runs or how slowly the machine runs it."""
+
+
 @pytest.fixture(params=["as they are", "reworded"])
 def tools(request: pytest.FixtureRequest, tmp_path: Path):
-    box = build_tools(load_config(None), ToolContext(tmp_path))
+    box = build_tools(load_config(None), ToolContext(tmp_path, clock=FakeClock(NOW)))
     yield box.registry if request.param == "as they are" else reworded(box.registry)
     box.close()
 
@@ -52,7 +57,7 @@ class Session:
         self.model = ScriptedChatModel()
         """Answers only what a test enqueues: a turn the templates miss fails otherwise."""
         self.agent = Agent(self.model, tools, AgentConfig(), Events(),
-                           local=LocalCommands(tools))
+                           local=LocalCommands(tools, FakeClock(NOW)))
         self.history: list[Message] = []
 
     def say(self, text: str) -> str:
@@ -818,7 +823,6 @@ def test_what_is_on_there_reads_the_list_of_an_earlier_turn():
     from voiceagent.agent.messages import Message, ToolCall
     from voiceagent.agent.outcome import Ref
     from voiceagent.intents.follow_up import FollowUps
-    from voiceagent.testing import FakeClock
     history = [
         Message("user", "we're out of eggs"),
         Message("assistant", "", (ToolCall("c1", "add_to_list",
