@@ -524,6 +524,15 @@ def test_another_value_for_a_sum_of_two_numbers_is_left_to_the_model(tools):
     assert s.say("what about 20?") == "Which number should be 20?"
 
 
+def test_another_value_said_with_its_unit_takes_the_place_of_that_one(tools):
+    """"what about fifteen percent" after "twenty percent of 85" (set 26) was worked as
+    "twenty percent of 15": the one number written in digits was taken. The number said
+    with the same unit ("percent") is the one asked about again."""
+    s = Session(tools)
+    assert "17" in s.say("what's twenty percent of 85")
+    assert "12.75" in s.say("what about fifteen percent")
+
+
 
 @pytest.mark.parametrize("more", ["Add five more minutes to it.", "give it another 5 minutes",
                                   "add 5 minutes"])

@@ -54,13 +54,30 @@ def asked_again(new: str, refs: list[Ref]) -> list[LocalMatch]:
         return [] if number_value(said) is not None else [
             LocalMatch("time_again", "get_time", {"place": _in_year_of(said, clocks[0])})]
     value = _amount(said, sums[0].label)
-    numbers = _NUMBER.findall(sums[0].label)
     if value is None:
         return in_unit(said, refs)  # "and in grams?"
+    label = numbers_in(sums[0].label.lower())
+    numbers = list(_NUMBER.finditer(label))
+    if len(numbers) != 1:  # "15 percent of 80": the one said with the new one's unit
+        numbers = [n for n in numbers if _unit_after(label, n.end()) == _unit_after(
+            numbers_in(said.lower()), 0, skip_number=True) != ""]
     if len(numbers) != 1:
         return []  # "15 percent of 80" "what about 20?": which of the two is unclear
-    expression = _NUMBER.sub(spoken_number(value), sums[0].label, count=1)
+    at = numbers[0]
+    expression = f"{label[:at.start()]}{spoken_number(value)}{label[at.end():]}"
     return [LocalMatch("sum_again", "calculate", {"expression": expression})]
+
+
+def _unit_after(text: str, at: int, *, skip_number: bool = False) -> str:
+    """The word after the number that ends at `at` in `text` (after the first number, with
+    `skip_number`), singular: "percent" in "20 percent of 85"; "" for none."""
+    if skip_number:
+        found = _NUMBER.search(text)
+        if found is None:
+            return ""
+        at = found.end()
+    word = re.match(r"\s*([a-z]+)", text[at:])
+    return singular(word[1]) if word else ""
 
 
 CLOCK_TOOLS = frozenset({"get_time", "convert_time"})

@@ -21,6 +21,7 @@ from voiceagent.language.conversions import spelt_either_way
 from voiceagent.language.numbers import NUMBER, numbers_in, sum_amounts
 from voiceagent.language.plural import plural, singular
 from voiceagent.language.spoken_time import UNITS
+from voiceagent.tools.quantities import mixed_amounts
 from voiceagent.tools.time_sums import length_ratio, time_sum
 from voiceagent.tools.units import as_conversion, convert, find_unit, said
 
@@ -268,6 +269,12 @@ def make_tools() -> list[Tool]:
         conversion = as_conversion(expression)
         if conversion:
             return convert_units(*conversion)
+        mixed = mixed_amounts(expression, lambda sum_: evaluate(_counted(to_expression(sum_))))
+        if mixed is not None:  # "27 kilos divided by 340 grams": 79.4 jars, not an error
+            spoken = spoken_sum(expression, mixed.value)
+            if mixed.unit:
+                spoken = f"{spoken[:-1]} {said(mixed.unit, mixed.value)}."
+            return Outcome(spoken, (Ref("number", "made", label=expression, value=mixed.value),))
         result = evaluate(_counted(to_expression(expression)))
         return Outcome(spoken_sum(expression, result),
                        (Ref("number", "made", label=expression, value=float(result)),))
