@@ -910,3 +910,38 @@ def test_a_request_that_asks_a_tool_in_its_own_words_is_not_read_with_the_last(t
     s.model.enqueue("Done.")
     s.say("okay malva pudding's in, give it forty-five minutes")
     assert "45 minute malva pudding timer" in s.timers()
+
+
+def test_a_timer_corrected_after_another_question_keeps_its_name(tools):
+    """"ah no sorry, the timer shall be fifteen minutes, not twelve" after a conversion that
+    followed the potatoes timer (set 27): set a second timer; then reset it without its
+    label, which the last exchange had not said."""
+    s = Session(tools)
+    s.say("please make me a timer on twelve minutes for the potatoes")
+    s.say("how much is 180 degree celsius in fahrenheit")
+    assert "15 minutes: potatoes" in s.say("ah no sorry, the timer shall be fifteen minutes, "
+                                           "not twelve")
+    assert "15 minute potatoes timer" in s.timers() and "12 minute" not in s.timers()
+
+
+def test_the_list_said_without_a_name_is_the_one_the_conversation_is_about(tools):
+    """"take book room 3 off the list, that's done" after the office to-dos (set 27) was
+    tried on the shopping list, which the templates put in when no list is named."""
+    s = Session(tools)
+    s.say("add book room 3 and order toner to my office to-do list")
+    s.say("we're out of milk")  # ... and a thing run out of still goes to the shopping
+    s.say("put paper clips on the office to-do list")
+    assert "removed book room 3" in s.say("take book room 3 off the list, that's done").lower()
+    assert "order toner" in s.say("what's on the list")
+    assert "milk" in s.read("shopping") and "book room" not in s.read("office to-do")
+
+
+def test_a_command_beside_a_remark_about_it_is_not_taken_for_a_list_item(tools):
+    """"cancel the fish tank timer, i've done it early" after a list was made (set 27): "i've
+    done it early" read as taking "it early" off the vet list, and the timer ran on."""
+    s = Session(tools)
+    s.say("start a ten minute timer for the fish tank")
+    s.say("make a list called vet with worming tablets and ask about the limp")
+    assert "cancelled" in s.say("cancel the fish tank timer, i've done it early").lower()
+    assert s.timers().endswith("no timers or alarms set.")
+    assert "worming tablets" in s.read("vet")

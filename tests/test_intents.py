@@ -878,6 +878,22 @@ def test_one_command_said_twice_over_is_one(commands, said, intent):
     assert len(commands.several(said)) == 1 and commands.match(said).intent == intent
 
 
+@pytest.mark.parametrize(("said", "args"), [
+    # said again for a listener who may not have heard (set 27: two timers, two alarms)
+    ("set a timer for ten minutes. ten. one zero minutes, for my eggs",
+     {"duration": "10 minutes", "label": "eggs"}),
+    ("remind me at three o'clock to take my pills. three o'clock. the pills",
+     {"time": "three o'clock", "label": "take my pills"}),
+])
+def test_a_command_said_again_in_the_same_breath_runs_once(commands, said, args):
+    assert [m.args for m in commands.several(said)] == [args]
+
+
+def test_the_same_length_for_two_things_is_two_commands(commands):
+    said = "set a timer for 10 minutes for the eggs and 10 minutes for the rice"
+    assert [m.args.get("label") for m in commands.several(said)] == ["eggs", "rice"]
+
+
 @pytest.mark.parametrize(("said", "expression"), [
     ("split 120 between 4 people", "120 divided by 4"),
     ("share 10 among 5 friends", "10 divided by 5"),
@@ -914,3 +930,17 @@ def test_asked_to_report_the_alarms_reads_them(commands, said):
 def test_a_count_of_a_list_reads_it(commands, said):
     """"... now" went to the model, which counted "3 apples and a loaf of bread" as 4."""
     assert commands.match(said) == LocalMatch("list_read", "read_list", SHOP)
+
+
+@pytest.mark.parametrize(("said", "refused"), [
+    # a call the user supposes making asks nothing of the phone (set 27: refused as a call)
+    ("so if i phone her at half seven at night here, what time's that for her in toronto",
+     False),
+    ("if we ring them at nine what time is it in sydney", False),
+    # ... but the assistant asked to do it, or a condition after the request, still asks
+    ("call mum", True),
+    ("text dave when you can", True),
+])
+def test_a_call_the_user_supposes_is_no_request_to_call(commands, said, refused):
+    found = commands.match(said)
+    assert (found is not None and found.intent.startswith("unsupported_")) == refused

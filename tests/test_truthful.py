@@ -1419,3 +1419,16 @@ def test_a_sum_on_a_total_two_turns_back_runs(tools):
                    on_text=spoken.append)
     assert " ".join(spoken).endswith("is 881.88."), spoken
     model.assert_consumed()
+
+
+def test_an_answer_held_back_whole_on_what_nothing_here_does_says_so(tools):
+    """"put my running playlist on" (set 27): the 1.5B wrote add_to_list for a "running
+    playlist", read the tool's error back, and the user heard "Sorry, I couldn't do that."
+    The request speaks of what nothing here does: that is said plainly."""
+    model = ScriptedChatModel().enqueue(calls(("add_to_list", {
+        "list_name": "running playlist", "items": "song1, song2"})))
+    model.enqueue("Error: not run: there is no 'running playlist' yet, and the user did not "
+                  "ask for a new one.")
+    result, spoken = run(model, tools, "put my running playlist on")
+    assert spoken == topics_of().topic("media").reply and result.stop == "done"
+    assert not [m for m in result.messages if m.role == "tool" and not m.is_error]

@@ -49,6 +49,9 @@ class Matcher:
     def several(self, text: str) -> list[Match]:
         return []
 
+    def on_the_list_meant(self, args: dict, text: str, history: object) -> dict:
+        return args
+
     def question_beside(self, text: str) -> None:
         return None
 

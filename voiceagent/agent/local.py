@@ -48,6 +48,11 @@ class LocalMatcher(Protocol):
         """Whole commands said in one breath ("... and add milk to my list"), or []."""
         ...
 
+    def on_the_list_meant(self, args: dict[str, object], text: str,
+                          history: Sequence[Message]) -> dict[str, object]:
+        """A call's `args` on the list the conversation is about when `text` names none."""
+        ...
+
     def question_beside(self, text: str) -> tuple[str, str] | None:
         """(the commands, the question for the model) of a request that joins both."""
         ...
@@ -78,8 +83,10 @@ def answer_locally(turn: Turn, local: LocalMatcher, history: Sequence[Message],
                  about(match.intent, enabled) if match.intent in ABOUT else "")
         return turn.end("done", known or match.reply)
     prefix = FOLLOW_ID if pointed else LOCAL_ID
-    calls = tuple(ToolCall(f"{prefix}{time.monotonic_ns() % 10**9}{i}", m.tool, dict(m.args))
+    calls = tuple(ToolCall(f"{prefix}{time.monotonic_ns() % 10**9}{i}", m.tool, dict(
+        m.args if pointed else local.on_the_list_meant(dict(m.args), text, history)))
                   for i, m in enumerate(matches or [match]) if m.tool is not None)
+    # (not pointed: "take book room 3 off the list" after the to-dos is about that list)
     turn.messages.append(Message("assistant", "", calls))
     batch = turn.run_calls(calls, template=True)
     if batch.stop == "misheard":

@@ -112,7 +112,7 @@ class ModelTurn:
                 again = self._second_chance()
                 if again is True:
                     continue
-                return turn.end("done", again or "")
+                return turn.end("done", again or self._unserved_reply())
             batch = turn.run_calls(reply.calls)
             if batch.ask and (batch.all_failed or batch.declined):
                 return turn.end("done", batch.ask)  # "Set an alarm." -> "For what time?"
@@ -251,6 +251,14 @@ class ModelTurn:
             return tools
         reading = [t for t in tools if (tool := self.a.tools.get(t)) and not tool.writes]
         return reading or tools
+
+    def _unserved_reply(self) -> str:
+        """What nothing here can do, said plainly, when the whole answer was held back and
+        the request speaks of such a thing ("put my running playlist on": the 1.5B read back
+        the list tool's error, and the user heard "Sorry, I couldn't do that."); "" else."""
+        voice = self.turn.voice
+        unserved = [t for t in voice.facts.asked if not t.served]
+        return unserved[0].reply if unserved and voice.silent and voice.dropped else ""
 
     def _plain(self) -> str:
         """The one plain sentence for an answer held back for its claims: what nothing here

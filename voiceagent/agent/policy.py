@@ -115,8 +115,8 @@ class CallPolicy:
                 or lexicon().has("refers_back", self.said.now))  # "put it on the list"
         answering = self.said.answering or (
             f"{self.said.last_request} {self.said.last_results}" if back else "")
-        if tool.recalls:
-            answering = f"{self.said.results} {answering}"
+        if tool.recalls or follow:  # a sum on an earlier total; a follow-up on a timer made
+            answering = f"{self.said.results} {answering}"  # turns ago keeps its label
         # what the user said in the request this turn answers counts too ("remind me to go
         # to the store every friday" "For what time?" "At five.": every Friday at five)
         args, added = carry(tool, runs.args, f"{self.said.answering} {self.said.now}".strip(),

@@ -64,6 +64,10 @@ def asked_again(new: str, refs: list[Ref]) -> list[LocalMatch]:
     if len(numbers) != 1:
         return []  # "15 percent of 80" "what about 20?": which of the two is unclear
     at = numbers[0]
+    converted = _CONVERSION.match(sums[0].label)
+    if converted:  # "what about 400" after 350 fahrenheit in celsius: converted again
+        return [LocalMatch("unit_again", "convert_units", {
+            "value": value, "from_unit": converted[2], "to_unit": converted[3]})]
     expression = f"{label[:at.start()]}{spoken_number(value)}{label[at.end():]}"
     return [LocalMatch("sum_again", "calculate", {"expression": expression})]
 

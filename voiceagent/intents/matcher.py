@@ -27,7 +27,13 @@ from voiceagent.intents.list_follow_ups import only_named
 from voiceagent.intents.match import LocalMatch
 from voiceagent.intents.naming import named_after, with_name
 from voiceagent.intents.normalize import clean
-from voiceagent.intents.referents import last_refs, made_before, of_kind_named
+from voiceagent.intents.referents import (
+    last_refs,
+    list_spoken_of,
+    made_before,
+    names_no_list,
+    of_kind_named,
+)
 from voiceagent.intents.several import (
     JOIN,
     MOVE,
@@ -258,6 +264,17 @@ class LocalCommands:
             return None  # a correction may change a write ("5 minutes, no wait, 10"), not a read
         return next(iter(commands.values()))
 
+    def on_the_list_meant(self, args: dict[str, Any], text: str,
+                          history: Sequence[Message]) -> dict[str, Any]:
+        """A call's `args` on the list the conversation is about, where `text` says "the
+        list" and names none, rather than the one the templates put in (which `text` does
+        not name): "take book room 3 off the list" after the to-dos."""
+        named = str(args.get("list_name") or "")
+        meant = list_spoken_of(history) if named and names_no_list(text) else None
+        if meant is None or set(tokens(named)) & set(tokens(text)):
+            return args
+        return {**args, "list_name": meant}
+
     def several(self, text: str) -> list[LocalMatch]:
         """Whole commands said in one breath ("set a timer for ten minutes and add milk to my
         shopping list"): `text` cut where a join word or a comma is into the fewest parts
@@ -332,7 +349,8 @@ class LocalCommands:
         if tool is None:
             if intent.startswith("unsupported_") and (
                     slots.mentions_own_tools(said) or slots.yields_to_the_model(reply, said)
-                    or named_after(said) is not None):  # "..., call that one group two"
+                    or named_after(said) is not None  # "..., call that one group two"
+                    or slots.supposed(said)):  # "if i phone her at 7 what time is it there"
                 return None
             return _Candidate(LocalMatch(intent, None, {}, reply), (result.text_chunks_matched,
                                                                     -wild))

@@ -39,3 +39,26 @@ def made_before(history: Sequence[Message]) -> list[Ref]:
     return [r for m in reversed(history) if m.role == "tool" and not m.is_error
             for r in reversed(m.refs) if (r.kind, r.action) in {
                 ("list", "added"), ("timer", "made"), ("alarm", "made")}]
+
+
+def list_spoken_of(history: Sequence[Message]) -> str | None:
+    """The list the conversation last made, added to, read or took from; None for none."""
+    for message in reversed(history):
+        if message.role == "tool" and not message.is_error:
+            lists = [r.key for r in message.refs if r.kind == "list" and r.key]
+            if lists:
+                return lists[-1]
+    return None
+
+
+def names_no_list(text: str) -> bool:
+    """`text` speaks of "the list" (or "my list") and names none: "take book room 3 off the
+    list, that's done" after the office to-dos is about the to-do list, not the shopping
+    list the templates put in when no list is named."""
+    words = tokens(text)
+    lex = lexicon()
+    if set(words) & lex.words("shopping_places"):
+        return False  # "... on the list for the store"
+    return any(singular(w) in lex.words("list_words")
+               and (at == 0 or words[at - 1] in lex.words("determiners"))
+               for at, w in enumerate(words))

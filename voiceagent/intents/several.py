@@ -71,12 +71,47 @@ def cut_into_commands(said: str, match: Command) -> list[LocalMatch]:
             if (all(m is not None and (m.tool is not None or m.intent.startswith(
                     "unsupported_")) for m in found)
                     and any(m is not None and m.tool is not None for m in found)):
-                distinct: dict[object, LocalMatch] = {}
-                for m in found:
-                    if m is not None:
-                        distinct.setdefault((m.tool, repr(m.args)) if m.tool else m.intent, m)
-                return list(distinct.values())
+                return _once_each([m for m in found if m is not None])
     return []
+
+
+def _once_each(found: list[LocalMatch]) -> list[LocalMatch]:
+    """`found` with a command said again in the same breath run once ("set a timer for ten
+    minutes. ten. one zero minutes, for my eggs" is one timer, "remind me at three to take
+    my pills. three o'clock. the pills" one alarm): the same tool with the same values, where
+    a name said both times may be said shorter ("the pills"); the fuller one is kept, with
+    what either said."""
+    kept: list[LocalMatch] = []
+    for one in found:
+        at = next((i for i, k in enumerate(kept) if _said_again(k, one)), None)
+        if at is None:
+            kept.append(one)
+        elif one.tool is not None:
+            fuller, other = (one, kept[at]) if len(str(one.args)) > len(str(kept[at].args)) \
+                else (kept[at], one)
+            kept[at] = LocalMatch(fuller.intent, fuller.tool, {**other.args, **fuller.args},
+                                  fuller.reply)
+    return kept
+
+
+def _said_again(a: LocalMatch, b: LocalMatch) -> bool:
+    """`b` is `a` said again: the same request nothing serves, or the same tool with no value
+    that differs, beyond a name one of them says in fewer words ("pills", "take my pills")."""
+    if a.tool is None or b.tool is None:
+        return a.tool is None and b.tool is None and a.intent == b.intent
+    if a.tool != b.tool:
+        return False
+    plain = lexicon().words("function_words")
+    for key in a.args.keys() & b.args.keys():
+        words = [set(tokens(str(x.args[key]).lower())) - plain for x in (a, b)]
+        if a.args[key] != b.args[key] and not (key in NAMES and (
+                words[0] <= words[1] or words[1] <= words[0])):
+            return False
+    return True
+
+
+NAMES = frozenset({"label", "which", "text"})
+"""The arguments that name a thing; said again, a name may be said in fewer words."""
 
 
 def _with_head(part: str, before: str, previous: LocalMatch | None, command: Command) -> str:

@@ -33,6 +33,7 @@ from voiceagent.intents.slots.refusals import (
     device_name,
     mentions_own_tools,
     somewhere,
+    supposed,
     yields_to_the_model,
 )
 from voiceagent.intents.slots.text import Args, Reader, strip_edges
@@ -58,6 +59,7 @@ from voiceagent.ports import Clock
 __all__ = [
     "Args", "Reader", "duration", "expression", "items", "mentions_own_tools", "operation",
     "readers", "schema_reader", "strip_edges", "time_of_day", "unit_check",
+    "supposed",
     "yields_to_the_model",
 ]
 """What the matcher and the follow-ups read slots with."""

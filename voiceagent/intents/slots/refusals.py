@@ -49,6 +49,22 @@ def mentions_own_tools(text: str) -> bool:
     return any(start not in shadowed for start, _end in own)
 
 
+def supposed(text: str) -> bool:
+    """`text` supposes the user does a thing it asks nothing about ("so if i phone her at
+    half seven here, what time's that for her in toronto"): it starts with a condition
+    (lexicon `conditions`, maybe after "so" or "and") whose subject is not the assistant
+    ("if you can, call mum" asks; so does "play some music when i get home")."""
+    words = tokens(text)
+    lex = lexicon()
+    return any(w in lex.words("conditions") and at + 1 < len(words)
+               and words[at + 1] not in lex.words("addressee")
+               for at, w in enumerate(words[:SUPPOSED_WITHIN]))
+
+
+SUPPOSED_WITHIN = 3
+"""A condition that supposes starts the request: among its first words ("so if i ...")."""
+
+
 def yields_to_the_model(reply: str, text: str) -> bool:
     """A refusal (its `reply`) on a topic whose questions the model may know (topics.yaml
     `knowable`: a web search) is no refusal of what the model makes itself (lexicon
