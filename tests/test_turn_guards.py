@@ -358,7 +358,8 @@ def test_error_text_json_and_placeholders_are_never_spoken(tools, reply: str):
     model = ScriptedChatModel().enqueue(reply).enqueue(reply)  # asked once more: the same
     agent, _ = make(model, tools)
     result, spoken = run(agent, "what's the weather like in New York")
-    assert spoken == say("failed") == result.answer
+    # held back twice, on what nothing here does: that is said plainly
+    assert spoken == topics_of().topic("weather").reply == result.answer
     model.assert_consumed()
 
 
@@ -534,7 +535,7 @@ def test_the_history_keeps_what_was_said_not_what_was_held_back(tools):
     model = ScriptedChatModel().enqueue('{"name": "get_weather", "arguments": {}}')
     model.enqueue('{"name": "get_weather", "arguments": {}}')
     agent, _ = make(model, tools)
-    result, spoken = run(agent, "why does it snow so much in norway")
+    result, spoken = run(agent, "how do i fix my bike chain")
     assert result.messages[-1].text == spoken == say("failed")
 
 

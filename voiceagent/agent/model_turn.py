@@ -257,8 +257,10 @@ class ModelTurn:
         the request speaks of such a thing ("put my running playlist on": the 1.5B read back
         the list tool's error, and the user heard "Sorry, I couldn't do that."); "" else."""
         voice = self.turn.voice
+        if not (voice.silent and voice.dropped):
+            return ""
         unserved = [t for t in voice.facts.asked if not t.served]
-        return unserved[0].reply if unserved and voice.silent and voice.dropped else ""
+        return unserved[0].reply if unserved else ""
 
     def _plain(self) -> str:
         """The one plain sentence for an answer held back for its claims: what nothing here

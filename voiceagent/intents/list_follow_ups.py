@@ -29,10 +29,11 @@ def take_off(gone: str, refs: list[Ref]) -> list[LocalMatch]:
     if touched is None or not named or _clause_in(gone):
         return []
     known = [i for r in refs if r.kind == "list" for i in r.items]
-    if set(tokens(gone)) & lexicon().words("pronouns") and not any(
-            set(_norm(gone)) & set(_norm(i)) for i in known):
+    every = lexicon().words("every")
+    if (set(tokens(gone)) & lexicon().words("pronouns") and not named <= every
+            and not any(set(_norm(gone)) & set(_norm(i)) for i in known)):
         return []  # "cancel the fish tank timer, i've done it early": "it" names no item
-    if named <= lexicon().words("every") and known:  # "i bought all that": what it holds
+    if named <= every and known:  # "i bought all that": what it holds
         gone = ", ".join(dict.fromkeys(known))
     gone = _the_one_meant(gone, known)
     found = slots.items(gone)

@@ -29,10 +29,9 @@ from voiceagent.intents.naming import named_after, with_name
 from voiceagent.intents.normalize import clean
 from voiceagent.intents.referents import (
     last_refs,
-    list_spoken_of,
     made_before,
-    names_no_list,
     of_kind_named,
+    on_the_list_meant,
 )
 from voiceagent.intents.several import (
     JOIN,
@@ -264,16 +263,12 @@ class LocalCommands:
             return None  # a correction may change a write ("5 minutes, no wait, 10"), not a read
         return next(iter(commands.values()))
 
-    def on_the_list_meant(self, args: dict[str, Any], text: str,
+    @staticmethod
+    def on_the_list_meant(args: dict[str, Any], text: str,
                           history: Sequence[Message]) -> dict[str, Any]:
-        """A call's `args` on the list the conversation is about, where `text` says "the
-        list" and names none, rather than the one the templates put in (which `text` does
-        not name): "take book room 3 off the list" after the to-dos."""
-        named = str(args.get("list_name") or "")
-        meant = list_spoken_of(history) if named and names_no_list(text) else None
-        if meant is None or set(tokens(named)) & set(tokens(text)):
-            return args
-        return {**args, "list_name": meant}
+        """A call's `args` on the list the conversation is about where `text` names none
+        (intents/referents.py)."""
+        return on_the_list_meant(args, text, history)
 
     def several(self, text: str) -> list[LocalMatch]:
         """Whole commands said in one breath ("set a timer for ten minutes and add milk to my

@@ -4,6 +4,7 @@ as follow-ups point back at them: the last exchange's, and those made earlier.""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from voiceagent.agent.messages import Message
 from voiceagent.agent.outcome import Ref
@@ -39,6 +40,18 @@ def made_before(history: Sequence[Message]) -> list[Ref]:
     return [r for m in reversed(history) if m.role == "tool" and not m.is_error
             for r in reversed(m.refs) if (r.kind, r.action) in {
                 ("list", "added"), ("timer", "made"), ("alarm", "made")}]
+
+
+def on_the_list_meant(args: dict[str, Any], text: str,
+                      history: Sequence[Message]) -> dict[str, Any]:
+    """A call's `args` on the list the conversation is about, where `text` says "the list"
+    and names none, rather than the one the templates put in (which `text` does not name):
+    "take book room 3 off the list" after the to-dos."""
+    named = str(args.get("list_name") or "")
+    meant = list_spoken_of(history) if named and names_no_list(text) else None
+    if meant is None or set(tokens(named)) & set(tokens(text)):
+        return args
+    return {**args, "list_name": meant}
 
 
 def list_spoken_of(history: Sequence[Message]) -> str | None:
