@@ -945,3 +945,22 @@ def test_a_command_beside_a_remark_about_it_is_not_taken_for_a_list_item(tools):
     assert "cancelled" in s.say("cancel the fish tank timer, i've done it early").lower()
     assert s.timers().endswith("no timers or alarms set.")
     assert "worming tablets" in s.read("vet")
+
+
+def test_the_alarm_named_is_changed_after_a_timer_was_set(tools):
+    """"actually make that alarm a quarter to seven instead" after a timer turn (set 27): the
+    1.5B called convert_time three times; the alarm named by its kind is the one changed."""
+    s = Session(tools)
+    s.say("wake me at half six tomorrow")
+    s.say("and a timer for a quarter of an hour for the bread")
+    assert "6:45" in s.say("actually make that alarm a quarter to seven instead")
+    assert "6:30" not in s.timers() and "15 minute bread timer" in s.timers()
+
+
+def test_a_thing_named_then_taken_away_by_it_comes_off(tools):
+    """"ah no, the mineral water we have still in the cellar, take it away from the list"
+    (set 27): "it away" was taken for an item; "it" is the mineral water just named."""
+    s = Session(tools)
+    s.say("add quark, brezeln and mineral water to the shopping list")
+    s.say("ah no, the mineral water we have still in the cellar, take it away from the list")
+    assert "mineral water" not in s.read() and "quark" in s.read()

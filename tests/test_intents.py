@@ -939,8 +939,32 @@ def test_a_count_of_a_list_reads_it(commands, said):
     ("if we ring them at nine what time is it in sydney", False),
     # ... but the assistant asked to do it, or a condition after the request, still asks
     ("call mum", True),
+    # a length asked to be kept is the timers', whatever it is for (set 26: refused as the
+    # oven itself)
+    ("ok the oven one set 45 minutes lah", False),
+    ("set the oven to 200", True),
     ("text dave when you can", True),
 ])
-def test_a_call_the_user_supposes_is_no_request_to_call(commands, said, refused):
+def test_a_thing_supposed_or_timed_is_no_request_nothing_here_serves(commands, said, refused):
     found = commands.match(said)
     assert (found is not None and found.intent.startswith("unsupported_")) == refused
+
+
+def test_a_refusal_of_the_whole_gives_way_to_the_commands_in_its_parts(commands):
+    # said twice over for a listener (set 27): the whole read as a web search and refused
+    said = "how many pounds is five kilos. five kilograms, in pounds"
+    assert commands.match(said) is None
+    assert {m.tool for m in commands.several(said)} == {"convert_units"}
+
+
+@pytest.mark.parametrize(("said", "args"), [
+    # what a timer is for, said after it (set 27: no label, and "scrap the warm up timer"
+    # then had to ask which one)
+    ("four minute timer, that's my warm up", {"duration": "4 minutes", "label": "warm up"}),
+    ("set a timer for 10 minutes, that's for the pasta",
+     {"duration": "10 minutes", "label": "pasta"}),
+    # ... and after what takes no name, a remark, not a second thing on the list
+    ("add eggs to the list, that's for the cake", {"items": "eggs", "list_name": "shopping"}),
+])
+def test_what_a_thing_is_for_said_after_it(commands, said, args):
+    assert commands.match(said).args == args

@@ -1432,3 +1432,19 @@ def test_an_answer_held_back_whole_on_what_nothing_here_does_says_so(tools):
     result, spoken = run(model, tools, "put my running playlist on")
     assert spoken == topics_of().topic("media").reply and result.stop == "done"
     assert not [m for m in result.messages if m.role == "tool" and not m.is_error]
+
+
+def test_a_tool_that_failed_twice_on_a_request_is_not_offered_a_third_time(tools):
+    """"how far's a half marathon in miles again" (set 27): the 1.5B sent it to calculate
+    three times in other words and the user heard "Sorry, I couldn't do that."; after the
+    second failure it answers without a tool."""
+    model = ScriptedChatModel().enqueue(calls(("calculate", {
+        "expression": "half marathon in miles"})))
+    model.enqueue(calls(("calculate", {"expression": "a half marathon in miles"})))
+    model.enqueue("I could not work that out.")
+    _result, spoken = run(model, tools, "how far's a half marathon in miles again")
+    assert spoken == "I could not work that out."
+    assert model.requests[1].tool_choice == "auto" and model.requests[2].tool_choice == "none"
+    shown = " ".join([model.requests[2].system, *(m.text for m in model.requests[2].messages)])
+    assert "calculate failed again" in shown
+    model.assert_consumed()

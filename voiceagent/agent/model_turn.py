@@ -127,8 +127,10 @@ class ModelTurn:
                                           aside=frozenset() if batch.ask else batch.refused)
             if spoken:
                 return turn.end("done", spoken)
-            if batch.in_words:  # it called tools for what no tool is for: answer in words
-                self.tool_choice = "none"
+            failed = batch.failed_again(turn.messages)  # "how far's a half marathon in
+            if batch.in_words or failed:  # miles": calculate, three times; or tools for what
+                self.tool_choice = "none"  # no tool is for: answer in words
+            self.retry_note = tell_model("tool_failed_again", name=failed) if failed else ""
 
     def _second_chance(self) -> bool | str:
         """When the first answer was held back whole: True to ask the model once more (with
@@ -257,10 +259,8 @@ class ModelTurn:
         the request speaks of such a thing ("put my running playlist on": the 1.5B read back
         the list tool's error, and the user heard "Sorry, I couldn't do that."); "" else."""
         voice = self.turn.voice
-        if not (voice.silent and voice.dropped):
-            return ""
-        unserved = [t for t in voice.facts.asked if not t.served]
-        return unserved[0].reply if unserved else ""
+        unserved = [t.reply for t in voice.facts.asked if not t.served]
+        return unserved[0] if unserved and voice.silent and voice.dropped else ""
 
     def _plain(self) -> str:
         """The one plain sentence for an answer held back for its claims: what nothing here

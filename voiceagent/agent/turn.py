@@ -92,6 +92,18 @@ class Batch:
     def all_failed(self) -> bool:
         return bool(self.done) and all(d.error for d, _o in self.done)
 
+    def failed_again(self, messages: Sequence[Message]) -> str:
+        """The one tool of this batch whose calls all failed, when one of the same tool had
+        failed before among `messages` (the turn's); "" otherwise. A small model sends the
+        same question to it in other words until the step cap (the 1.5B: calculate("half
+        marathon in miles") three times, then "Sorry, I couldn't do that.")."""
+        names = {d.call.name for d, _o in self.done}
+        if not self.all_failed or len(names) != 1:
+            return ""
+        [name] = names
+        failed = [m.name for m in messages if m.role == "tool" and m.is_error]
+        return name if failed.count(name) > 1 else ""
+
 
 class Turn:
     """The state of one turn."""

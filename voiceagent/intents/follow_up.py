@@ -36,7 +36,12 @@ from voiceagent.intents.list_follow_ups import (
 from voiceagent.intents.match import LocalMatch
 from voiceagent.intents.normalize import opened
 from voiceagent.intents.numbers import number_value
-from voiceagent.intents.referents import last_refs, made_before, of_kind_named
+from voiceagent.intents.referents import (
+    last_refs,
+    made_before,
+    of_kind_named,
+    of_the_kind_named,
+)
 from voiceagent.intents.timer_follow_ups import (
     TIMER_FOLLOW_UPS,
     in_unit_of,
@@ -111,9 +116,11 @@ class FollowUps:
         found = (self._pointed(said, aside, refs) if refs
                  else self.on_told(said, told) if told else [])
         earlier = [] if found or not said else of_kind_named(made_before(history), text)
-        return found or next((f for only in ("correct", "take_off", "read") if earlier and (
-            f := self._pointed(said, aside, earlier, only=only))), [])  # fix, take it off,
-        # or read the list it went on ("what have we got on there then" after a sum)
+        named = of_the_kind_named(earlier, text)  # "make that alarm a quarter to seven"
+        return found or next((f for only, refs in (  # after a timer turn: the alarm changed
+            ("correct", earlier), ("take_off", earlier), ("read", earlier), ("change", named))
+            if refs and (f := self._pointed(said, aside, refs, only=only))), [])  # fix, take
+        # it off, or read the list it went on ("what have we got on there then" after a sum)
 
     def _pointed(self, said: str, aside: str, refs: list[Ref],
                  only: str = "") -> list[LocalMatch]:

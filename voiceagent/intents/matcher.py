@@ -223,9 +223,9 @@ class LocalCommands:
         if not said:
             return None
         whole = self._match_clean(said)
-        if whole is not None and not (JOIN.search(said) and len(
-                {m.tool for m in self.several(said)}) > 1):
-            return whole  # a note's text or a list's items that hold another command: two
+        parts = {m.tool for m in self.several(said)} if whole and JOIN.search(said) else set()
+        if whole is not None and not (len(parts) > 1 or whole.tool is None and parts - {None}):
+            return whole  # not: items that hold another command; a refusal, commands in it
         named = with_name(said, lambda command: [m] if (m := self.match(command)) else [],
                           self.registry)
         if named:  # "set a timer for 20 minutes, name it laundry"
@@ -345,7 +345,8 @@ class LocalCommands:
             if intent.startswith("unsupported_") and (
                     slots.mentions_own_tools(said) or slots.yields_to_the_model(reply, said)
                     or named_after(said) is not None  # "..., call that one group two"
-                    or slots.supposed(said)):  # "if i phone her at 7 what time is it there"
+                    or slots.supposed(said)  # "if i phone her at 7 what time is it there"
+                    or slots.times_a_length(said)):  # "the oven one set 45 minutes"
                 return None
             return _Candidate(LocalMatch(intent, None, {}, reply), (result.text_chunks_matched,
                                                                     -wild))

@@ -42,6 +42,14 @@ def made_before(history: Sequence[Message]) -> list[Ref]:
                 ("list", "added"), ("timer", "made"), ("alarm", "made")}]
 
 
+def of_the_kind_named(refs: list[Ref], text: str) -> list[Ref]:
+    """The timers or the alarms of `refs`, when `text` names that one kind ("make that alarm
+    a quarter to seven" after a timer was set: the alarm); [] when it names neither or
+    both."""
+    kinds = {singular(w) for w in tokens(text)} & lexicon().words("timer_kinds")
+    return [r for r in refs if r.kind in kinds] if len(kinds) == 1 else []
+
+
 def on_the_list_meant(args: dict[str, Any], text: str,
                       history: Sequence[Message]) -> dict[str, Any]:
     """A call's `args` on the list the conversation is about, where `text` says "the list"

@@ -34,6 +34,7 @@ from voiceagent.intents.slots.refusals import (
     mentions_own_tools,
     somewhere,
     supposed,
+    times_a_length,
     yields_to_the_model,
 )
 from voiceagent.intents.slots.text import Args, Reader, strip_edges
@@ -60,6 +61,7 @@ __all__ = [
     "Args", "Reader", "duration", "expression", "items", "mentions_own_tools", "operation",
     "readers", "schema_reader", "strip_edges", "time_of_day", "unit_check",
     "supposed",
+    "times_a_length",
     "yields_to_the_model",
 ]
 """What the matcher and the follow-ups read slots with."""

@@ -10,6 +10,7 @@ import re
 
 from voiceagent.intents.slots.text import Args, is_term, strip_edges, without_articles
 from voiceagent.language import lexicon, tokens
+from voiceagent.language.lengths import lengths_said
 from voiceagent.language.topics import topics_of
 
 
@@ -63,6 +64,12 @@ def supposed(text: str) -> bool:
 
 SUPPOSED_WITHIN = 3
 """A condition that supposes starts the request: among its first words ("so if i ...")."""
+
+
+def times_a_length(text: str) -> bool:
+    """`text` asks for a length of time to be kept ("ok the oven one set 45 minutes lah": the
+    oven's timer, not the oven): lexicon `timing_asks` with a length said."""
+    return lexicon().has("timing_asks", tokens(text)) and bool(lengths_said(text))
 
 
 def yields_to_the_model(reply: str, text: str) -> bool:
