@@ -964,3 +964,11 @@ def test_a_thing_named_then_taken_away_by_it_comes_off(tools):
     s.say("add quark, brezeln and mineral water to the shopping list")
     s.say("ah no, the mineral water we have still in the cellar, take it away from the list")
     assert "mineral water" not in s.read() and "quark" in s.read()
+
+
+def test_a_name_the_user_gave_is_kept_though_models_add_such_words(tools):
+    """"timer three minutes for the bottle" (set 26): "bottle" was dropped as a word models
+    add ("a bottle of wine"); said by the user, it names the timer."""
+    s = Session(tools)
+    assert s.say("timer three minutes for the bottle").lower().endswith("bottle.")
+    assert "bottle" in s.timers()

@@ -95,7 +95,7 @@ def unsaid_words(value: str, utterance: str) -> list[str]:
     # of thing: "time" in "set a timer for that long" was a timer's label
     joined = " ".join(w for w in spoken if not lex.is_one("own_tools", [w]))
     factors = UNIT_FACTORS if lex.has("units", utterance) or "%" in utterance else set()
-    filler = lex.words("filler")
+    filler = lex.words("filler") | lex.words("containers")
     return [w for w in words(value)
             if w not in filler and w not in factors and not _said(w, heard, joined)]
 

@@ -221,7 +221,8 @@ class Topics:
         if not find_terms(lexicon().terms("granting"), said[start:start + 3]) or self.refuses(
                 sentence):
             return False
-        plain = lexicon().words("function_words") | lexicon().words("filler")
+        plain = (lexicon().words("function_words") | lexicon().words("filler")
+                 | lexicon().words("containers"))
         asked = {w for w in tokens(request) if w not in plain}
         return len(asked & set(said[start:])) >= GRANT_ECHO
 
