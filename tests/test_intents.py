@@ -968,3 +968,12 @@ def test_a_refusal_of_the_whole_gives_way_to_the_commands_in_its_parts(commands)
 ])
 def test_what_a_thing_is_for_said_after_it(commands, said, args):
     assert commands.match(said).args == args
+
+
+@pytest.mark.parametrize(("said", "expression"), [
+    ("how many minutes is it from 6:05 to 7:40", "from 6:05 to 7:40 in minutes"),
+    ("how long is it from 6:05 to 7:40", "from 6:05 to 7:40"),
+])
+def test_a_span_between_two_times_of_day_is_worked_out_here(commands, said, expression):
+    found = commands.match(said)
+    assert found is not None and found.args == {"expression": expression}

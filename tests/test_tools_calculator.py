@@ -169,6 +169,21 @@ def test_amounts_in_units_of_one_kind_are_worked_in_one_unit(expression, answer)
     assert calculate(expression=expression) == answer
 
 
+@pytest.mark.parametrize("expression, answer", [
+    # how long from one time of day to another (set 26: "how many minutes is it from 6:05 to
+    # 7:40" went to convert_time six times and ran out of steps)
+    ("from 6:05 to 7:40 in minutes", "From 6:05 to 7:40 is 95 minutes."),
+    ("from 6:05 to 7:40", "From 6:05 to 7:40 is 1 hour 35 minutes."),
+    ("7:40 - 6:05", "From 6:05 to 7:40 is 1 hour 35 minutes."),
+    ("between 9 am and 5:30 pm in hours", "From 9 am to 5:30 pm is 8.5 hours."),
+    # ... the next such time after the first: past noon, past midnight
+    ("from 11:30 to 1:15", "From 11:30 to 1:15 is 1 hour 45 minutes."),
+    ("from 10:30 pm to 6:15 am", "From 10:30 pm to 6:15 am is 7 hours 45 minutes."),
+])
+def test_a_span_between_two_times_of_day_is_a_length(expression, answer):
+    assert calculate(expression=expression) == answer
+
+
 @pytest.mark.parametrize("expression, value", [
     # the model's sum of things counted (sets 18 and 19): the things' names left out
     ("18 people * 3 wings per person", "is 54."),

@@ -234,6 +234,8 @@ def test_how_long_a_timer_has_to_go_is_on_the_timers(said):
     ("chicken's going in for an hour and twenty", ["timers"]),
     ("another. lamb resting, six minutes", ["timers"]),
     ("bulk ferment, four hours, start it now", ["timers"]),
+    # ... also when what it is for is a thing nothing here reaches (set 26: refused as the oven)
+    ("ok the oven one set 45 minutes lah", ["timers", "devices"]),
     # ... but a length in a remark asks for nothing
     ("i ran for thirty minutes today", []),
     ("i was on the phone for twenty minutes", []),

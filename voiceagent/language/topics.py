@@ -159,9 +159,10 @@ class Topics:
         said = tokens(text)
         asks = is_request(text, said)
         named = self._named(unaddressed(_unnamed(said)), asks)
-        timed = (any(t.lengths for t in self.topics) and not any(not t.served for t in named)
-                 and (lexicon().has("asking_to_do", said) or lexicon().has("timing_asks", said)
-                      or length_alone(text)) and bool(lengths_said(text)))
+        timing = lexicon().has("timing_asks", said)  # "the oven one set 45 minutes": its
+        timed = (any(t.lengths for t in self.topics) and (timing or not any(  # timer, not it
+            not t.served for t in named)) and (lexicon().has("asking_to_do", said) or timing
+                                               or length_alone(text)) and bool(lengths_said(text)))
         unserved = any(not t.served for t in named)  # "one euro in dollars" is no sum
         amounts = self._amounts(text, said) if any(t.numbers for t in self.topics) else 0
         summed = (asks or lexicon().has("shares_out", said)) and not unserved and (

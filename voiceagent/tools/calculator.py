@@ -16,13 +16,13 @@ from collections.abc import Callable
 from voiceagent.agent.outcome import Outcome, Ref
 from voiceagent.agent.tools import Tool, tool
 from voiceagent.errors import ToolError
-from voiceagent.language import lexicon
+from voiceagent.language import lexicon, say
 from voiceagent.language.conversions import spelt_either_way
 from voiceagent.language.numbers import NUMBER, numbers_in, sum_amounts
 from voiceagent.language.plural import plural, singular
 from voiceagent.language.spoken_time import UNITS
 from voiceagent.tools.quantities import mixed_amounts
-from voiceagent.tools.time_sums import length_ratio, time_sum
+from voiceagent.tools.time_sums import clock_span, length_ratio, time_sum
 from voiceagent.tools.units import as_conversion, convert, find_unit, said
 
 __all__ = ["as_conversion", "convert", "evaluate", "find_unit", "make_tools", "spoken_number",
@@ -258,10 +258,13 @@ def make_tools() -> list[Tool]:
         Args:
             expression: the sum, in words or symbols like (2 + 3) * 4.
         """
-        summed = time_sum(expression)  # "2 minutes plus 30 seconds": not 32
+        span = clock_span(expression)  # "from 6:05 to 7:40"
+        summed = span or time_sum(expression)  # "2 minutes plus 30 seconds": not 32
         if summed:
-            return Outcome(spoken_sum(summed.terms, 0).replace(" is 0.", f" is {summed.said()}."),
-                           (Ref("number", "made", label=expression, value=summed.seconds),))
+            spoken = (say("span_said", terms=summed.terms, length=summed.said()) if span else
+                      spoken_sum(summed.terms, 0).replace(" is 0.", f" is {summed.said()}."))
+            return Outcome(spoken, (Ref("number", "made", label=expression,
+                                        value=summed.seconds),))
         ratio = length_ratio(expression)  # "20 minutes / (40 seconds + 20 seconds)"
         if ratio is not None:
             return Outcome(spoken_sum(expression, ratio),

@@ -9,10 +9,12 @@ import functools
 import re
 from dataclasses import dataclass
 
+from voiceagent.errors import ToolError
 from voiceagent.language import lexicon
 from voiceagent.language.numbers import numbers_in
 from voiceagent.language.plural import plural, singular
 from voiceagent.language.spoken_time import UNITS, duration, spoken_duration
+from voiceagent.tools.words import parse_clock_time
 
 
 @functools.cache
@@ -100,3 +102,58 @@ def _length(said: str) -> float | None:
         return length.seconds
     summed = time_sum(said)
     return summed.seconds if summed is not None and not summed.unit else None
+
+
+_DAY = 24 * 3600
+_HALF_DAY = 12 * 3600
+
+
+@functools.cache
+def _span_pattern() -> re.Pattern[str]:
+    """A span between two times of day, said from the first ("from 6:05 to 7:40", "between 9
+    am and 5:30 pm") or as the later less the earlier ("7:40 - 6:05"); maybe in a unit."""
+    lex = lexicon()
+    units = "|".join(map(re.escape, sorted(UNITS, key=len, reverse=True)))
+    clock = r"\d{1,2}(?::\d{2})?(?:\s*(?:am|pm|a\.m\.|p\.m\.))?"
+    return re.compile(
+        rf"^(?:(?:{lex.regex('sum_openers')})\s+)?(?:(?P<lead>{units})\s+)?"
+        rf"(?:(?:(?:{lex.regex('span_starts')})\s+(?P<a>{clock})\s+(?:{lex.regex('span_ends')})"
+        rf"\s+(?P<b>{clock}))|(?P<later>{clock})\s*(?:-|minus)\s*(?P<earlier>{clock}))"
+        rf"(?:\s+(?:in|into|as)\s+(?P<unit>{units}))?$")
+
+
+def clock_span(expression: str) -> TimeSum | None:
+    """How long it is from one time of day to the next ("from 6:05 to 7:40": 1 hour 35
+    minutes; "how many minutes ... from 6:05 to 7:40": 95 minutes), or None. The second is
+    the next time after the first it can be: a time said without am or pm is in the first's
+    half of the day, or the next; a span over midnight runs into the next day."""
+    said = " ".join(numbers_in(expression.lower()).strip(" ?.!=").split())
+    found = _span_pattern().match(said)
+    if found is None:
+        return None
+    first, then = (found["a"], found["b"]) if found["a"] else (found["earlier"], found["later"])
+    if ":" not in first + then and not re.search(r"[ap]\.?m", first + then):
+        return None  # "7 - 6" is a sum
+    starts, ends = _seconds(first), _seconds(then)
+    if starts is None or ends is None:
+        return None
+    (start, start_half), (end, end_half) = starts, ends
+    if start_half is None and end_half is not None and start > end:
+        start -= _HALF_DAY if start >= _HALF_DAY else 0  # "9 to 5 pm" starts at 9 am
+    while end <= start:
+        end += _HALF_DAY if end_half is None else _DAY
+    unit = found["unit"] or found["lead"] or ""
+    return TimeSum(f"{first} to {then}", end - start, unit)
+
+
+def _seconds(said: str) -> tuple[int, str | None] | None:
+    """Seconds after midnight of a time of day, and its "am" or "pm" if said."""
+    try:
+        hour, minute, half = parse_clock_time(said)
+    except ToolError:
+        return None
+    if half == "pm" and hour < 12:
+        hour += 12
+    elif half == "am" and hour == 12:
+        hour = 0
+    return hour * 3600 + minute * 60, half

@@ -16,7 +16,7 @@ from voiceagent.intents.slots.text import (
 from voiceagent.language import lexicon
 from voiceagent.language.spoken_time import duration
 from voiceagent.tools import calculator
-from voiceagent.tools.time_sums import time_sum
+from voiceagent.tools.time_sums import clock_span, time_sum
 from voiceagent.tools.words import numbers_in
 
 _CALC_OP = re.compile(r"[-+*/%]|\b(?:sqrt|abs|round|log|ln|sin|cos|tan)\(")
@@ -25,8 +25,8 @@ _CALC_OP = re.compile(r"[-+*/%]|\b(?:sqrt|abs|round|log|ln|sin|cos|tan)\(")
 def expression(text: str) -> Args | None:
     """Arithmetic only: every word of it must become numbers and operators."""
     said = strip_edges(text)
-    if time_sum(said):  # "2 minutes plus 30 seconds", "... in hours": lengths added up
-        return {"expression": said}
+    if time_sum(said) or clock_span(said):  # "2 minutes plus 30 seconds", "... in hours":
+        return {"expression": said}  # lengths added up; "from 6:05 to 7:40": a span
     if duration(said) is not None:  # "1 hour 15" is a length, no sum (not 1.25)
         return None
     if (not re.search(r"\d", numbers_in(said.lower())) or calculator.as_conversion(said)
@@ -72,7 +72,11 @@ def shared(text: str) -> Args | None:
 
 
 def operation(args: Args) -> Args | None:
-    """'add 5 and 7' -> expression '5 plus 7' (the calculator reads spoken operators)."""
+    """'add 5 and 7' -> expression '5 plus 7' (the calculator reads spoken operators); the
+    unit a template asks the answer in goes with it ("how many minutes is it from ...")."""
+    if "in_unit" in args:
+        unit = args.pop("in_unit")
+        args = {**args, "expression": f"{args['expression']} in {unit}"}
     if "left" not in args:
         return args
     found = expression(f"{args.pop('left')} {args.pop('op')} {args.pop('right')}")
