@@ -98,6 +98,11 @@ def test_fillers_said_without_a_pause(said, meant):
     ("set an alarm for 7 am london time", None),
     ("what time is it in tokyo", None),
     ("i have a meeting at 10 with bob what time is it", None),
+    # a time that starts before its number (set 27: "half seven" was read as seven)
+    ("so if i phone her at half seven at night here, what time's that for her in toronto",
+     {"to_place": "toronto", "time": "half seven at night", "from_place": ""}),
+    ("when it's a quarter to eight in london what time is it in tokyo",
+     {"to_place": "tokyo", "time": "a quarter to eight", "from_place": "london"}),
 ])
 def test_a_time_asked_between_two_places_in_any_order(said, args):
     assert time_between_places(said) == args

@@ -80,9 +80,10 @@ def time_between_places(text: str) -> Args | None:
 
 def _time(text: str, said: list[str]) -> _Said | None:
     """The first clock time said, as many of its words as read as one ("6:30 in the
-    morning", "6 p.m."), as written; a time needs a number in it or a named time ("noon")."""
+    morning", "6 p.m.", "half past seven"), as written; a time needs a number in it or a
+    named time ("noon")."""
     numeric = re.compile(r"\d")
-    named = lexicon().words("clock_named")
+    named = lexicon().words("clock_named") | lexicon().words("clock_leads")
     spans = token_spans(text)
     for start in range(len(said)):
         if not (numeric.search(said[start]) or said[start] in SMALL or said[start] in named):

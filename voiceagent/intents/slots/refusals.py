@@ -53,11 +53,11 @@ def mentions_own_tools(text: str) -> bool:
 def supposed(text: str) -> bool:
     """`text` supposes the user does a thing it asks nothing about ("so if i phone her at
     half seven here, what time's that for her in toronto"): it starts with a condition
-    (lexicon `conditions`, maybe after "so" or "and") whose subject is not the assistant
+    (lexicon `conditionals`, maybe after "so" or "and") whose subject is not the assistant
     ("if you can, call mum" asks; so does "play some music when i get home")."""
     words = tokens(text)
     lex = lexicon()
-    return any(w in lex.words("conditions") and at + 1 < len(words)
+    return any(w in lex.words("conditionals") and at + 1 < len(words)
                and words[at + 1] not in lex.words("addressee")
                for at, w in enumerate(words[:SUPPOSED_WITHIN]))
 
